@@ -1,0 +1,3 @@
+import { completionCommands, versionCommand } from '../../src/modules/cli';
+
+export const COMMANDS = [versionCommand('install-cni'), ...completionCommands('install-cni')];

@@ -1,0 +1,3 @@
+import { WORKING_COMMANDS } from './working';
+
+export const COMMANDS = [...WORKING_COMMANDS];

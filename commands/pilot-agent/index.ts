@@ -1,0 +1,3 @@
+import { completionCommands, versionCommand } from '../../src/modules/cli';
+
+export const COMMANDS = [versionCommand('pilot-agent'), ...completionCommands('pilot-agent')];

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import { BUILT_IN_PLUGINS } from './plugins';
+import { buildInfoModule } from './modules/build-info';
+import { loggingModule } from './modules/logging';
+import { loadPluginModules, PluginStatus, pluginsModule, resolvePlugins } from './modules/plugins';
+import { Environment, Settings, settingsModule } from './modules/settings';
+import { Program } from './modules/settings/types';
+
+export interface ContainerOptions {
+  program: Program;
+  env: Environment;
+  /** Where MESH_PLUGINS package names and relative paths are resolved from. */
+  cwd: string;
+}
+
+export interface MeshContainer {
+  container: Container;
+  settings: Settings;
+  plugins: PluginStatus[];
+}
+
+/**
+ * Composes the program's container: one ContainerModule per area, then the plugins whose
+ * enabling setting is on. Throws SettingValueError or PluginLoadError when start-up must stop.
+ */
+export function createContainer(options: ContainerOptions): MeshContainer {
+  const settings = new Settings(options.program, options.env);
+  const thirdParty = loadPluginModules(settings.string('MESH_PLUGINS'), options.cwd);
+  for (const mod of thirdParty) settings.extend(mod.settings);
+  const plugins = resolvePlugins(settings, [
+    ...BUILT_IN_PLUGINS.map((cls) => ({ cls, source: 'built-in' })),
+    ...thirdParty.flatMap((mod) => mod.classes.map((cls) => ({ cls, source: mod.spec }))),
+  ]);
+
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.load(
+    settingsModule(settings, options.env),
+    loggingModule(options.program),
+    buildInfoModule(),
+    pluginsModule(plugins),
+  );
+  return { container, settings, plugins };
+}

@@ -1,0 +1,11 @@
+export { command, commandMetadata, CommandOptions, CommandMetadata } from './command-decorator';
+export { CommandTree, CommandNode, commandId, ROOT_ID } from './command-tree';
+export { CommandContribution } from './contributions';
+export { CommandError, NotImplementedError } from './errors';
+export * from './flags';
+export { GLOBAL_FLAGS, meshctlGlobalFlags } from './global-flags';
+export { GroupCommand } from './group-command';
+export { MeshCommand, NotYetImplementedCommand } from './mesh-command';
+export { runProgram, programTree, builtInCommands } from './run-program';
+export { VersionCommandBase, versionCommand, versionFlags, formatVersion } from './version-command';
+export { completionCommands, CompletionShellCommand, SHELLS } from './completion-command';

@@ -1,0 +1,7 @@
+export { Duration } from './duration';
+export { CATALOGUE, SettingName, SettingNameOfType } from './catalogue';
+export { Environment, processEnvironment } from './environment';
+export { parseSettingValue, defaultValue, SettingValueError } from './parse';
+export { Settings, SettingsToken, ResolvedSetting } from './settings';
+export * from './types';
+export { settingsModule } from './module';
