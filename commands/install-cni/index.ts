@@ -1,3 +1,4 @@
 import { completionCommands, versionCommand } from '../../src/modules/cli';
+import { InstallCni } from './root';
 
-export const COMMANDS = [versionCommand('install-cni'), ...completionCommands('install-cni')];
+export const COMMANDS = [InstallCni, versionCommand('install-cni'), ...completionCommands('install-cni')];

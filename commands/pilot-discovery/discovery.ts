@@ -15,7 +15,7 @@ import { loggingFlags } from '../../src/modules/logging';
 /** Flags of `pilot-discovery discovery` (spec/01), orchestrator-derived names per the naming rule. */
 export const discoveryFlags = {
   caCertFile: stringFlag('file containing the x509 server CA certificate', { default: '' }),
-  clusterAliases: mapFlag('alias names for clusters, form alias1=cluster1,alias2=cluster2'),
+  clusterAliases: mapFlag('alias names for clusters, form alias1=cluster1,alias2=cluster2', { default: {} }),
   clusterID: stringFlag('the ID of the cluster that this daemon instance resides in', { default: 'Orch' }),
   clusterRegistriesNamespace: stringFlag('namespace for the config map that stores cluster configs', { default: 'mesh-system' }),
   cniNamespace: stringFlag('namespace of the CNI installer; when unset uses ${POD_NAMESPACE}', { default: 'mesh-system' }),

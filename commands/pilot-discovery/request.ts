@@ -1,15 +1,17 @@
-import { Args } from '@oclif/core';
-import { command, NotYetImplementedCommand } from '../../src/modules/cli';
+import { command, RequestCommandBase, requestArgs } from '../../src/modules/cli';
+
+/** The daemon serves metrics and debug pages on its monitoring port (spec/01: 15014). */
+const MONITORING_URL = 'http://127.0.0.1:15014';
 
 @command({
   program: 'pilot-discovery',
   path: 'request',
   summary: 'Makes an HTTP request to the daemon metrics/debug endpoint',
   usage: 'request <method> <path> [<body>]',
-  args: {
-    method: Args.string({ required: true, description: 'HTTP method' }),
-    path: Args.string({ required: true, description: 'path on the metrics/debug endpoint' }),
-    body: Args.string({ required: false, description: 'request body' }),
-  },
+  args: requestArgs,
 })
-export class Request extends NotYetImplementedCommand {}
+export class Request extends RequestCommandBase {
+  protected baseUrl(): string {
+    return MONITORING_URL;
+  }
+}

@@ -1,7 +1,7 @@
 import { Command } from '@oclif/core';
 
 /**
- * Go-style boolean flags: `--flag=true|false` (and `=1|0`), which oclif's parser does not
+ * Go-style boolean flags: `--flag=true|false`, `-f=false` (and `=1|0`), which oclif's parser does not
  * take. `--flag=false` becomes `--no-flag` where the flag defaults to true, and is dropped
  * where false is already the default.
  */
@@ -14,16 +14,17 @@ export function normalizeBooleanFlags(argv: string[], flags: Command.Class['flag
       out.push(arg);
       continue;
     }
-    const m = /^--([^=]+)=(.*)$/.exec(arg);
-    const def = m && flags?.[m[1]];
-    if (!m || !def || def.type !== 'boolean') {
+    const m = /^(?:--([^=]+)|-([A-Za-z]))=(.*)$/.exec(arg);
+    const name = m && (m[1] ?? Object.keys(flags ?? {}).find((k) => flags?.[k].char === m[2]));
+    const def = name ? flags?.[name] : undefined;
+    if (!m || !name || !def || def.type !== 'boolean') {
       out.push(arg);
       continue;
     }
-    const value = m[2].toLowerCase();
-    if (value === 'true' || value === '1') out.push(`--${m[1]}`);
+    const value = m[3].toLowerCase();
+    if (value === 'true' || value === '1') out.push(`--${name}`);
     else if (value === 'false' || value === '0') {
-      if (def.allowNo) out.push(`--no-${m[1]}`);
+      if (def.allowNo) out.push(`--no-${name}`);
     } else out.push(arg); // left for the parser to reject with its own message
   }
   return out;

@@ -7,8 +7,10 @@ export interface CommandOptions {
   program: Program;
   /** Words after the program name; '' is the program's root command. */
   path: string;
-  /** Alternative paths, written in full (`proxy-config c`) or as a last word (`c`). */
+  /** Alternative names: a last word (`c`) or a full path with spaces (`experimental ps`). */
   aliases?: string[];
+  /** Alternative full paths of one word, elsewhere in the tree (`authz` for `experimental authz`). */
+  topLevelAliases?: string[];
   summary: string;
   description?: string;
   usage?: string;
@@ -36,7 +38,10 @@ const COMMAND_METADATA = Symbol.for('mesh.command');
  */
 export function command(options: CommandOptions) {
   return <T extends Command.Class>(target: T): T => {
-    const aliases = (options.aliases ?? []).map((a) => (a.includes(' ') ? a : replaceLastWord(options.path, a)));
+    const aliases = [
+      ...(options.aliases ?? []).map((a) => (a.includes(' ') ? a : replaceLastWord(options.path, a))),
+      ...(options.topLevelAliases ?? []),
+    ];
     const meta: CommandMetadata = {
       program: options.program,
       path: options.path,
@@ -48,7 +53,8 @@ export function command(options: CommandOptions) {
     Reflect.defineMetadata(COMMAND_METADATA, meta, target);
     const cls = target as unknown as Record<string, unknown>;
     cls.summary = options.summary;
-    cls.description = options.description ?? options.summary;
+    // oclif prints summary and description both; only set one when there is more to say.
+    if (options.description) cls.description = options.description;
     cls.hidden = meta.hidden;
     if (options.usage) cls.usage = options.usage;
     // The program's global flags, then what the class inherits (shared flag sets live on

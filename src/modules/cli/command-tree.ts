@@ -13,7 +13,7 @@ export interface CommandNode {
 }
 
 /** oclif's id for the root command, which has no words. */
-export const ROOT_ID = '.';
+export const ROOT_ID = '';
 
 export function commandId(path: string): string {
   return path === '' ? ROOT_ID : path.split(' ').join(':');
@@ -39,25 +39,43 @@ export class CommandTree {
       if (found.some((f) => f.meta.path === meta.path)) throw new Error(`${program}: two commands declare "${meta.path}"`);
       found.push({ meta, cls: cls as Command.Class });
     }
-    // Parents first, so a node's spellings can build on its parent's.
     found.sort((a, b) => depth(a.meta.path) - depth(b.meta.path));
-    for (const { meta, cls } of found) {
+    const pending = new Map(found.map((f) => [f.meta.path, f]));
+    for (const { meta } of found) {
       const parentPath = parentOf(meta.path);
-      if (meta.path !== '' && parentPath !== '' && !this.byPath.has(parentPath)) {
+      if (meta.path !== '' && parentPath !== '' && !pending.has(parentPath)) {
         throw new Error(`${program}: command "${meta.path}" has no parent command "${parentPath}"`);
       }
-      const spellings = meta.path === '' ? [''] : this.spell(meta.path, meta.aliases);
-      const node: CommandNode = { id: commandId(meta.path), path: meta.path, meta, cls, spellings, children: [] };
+    }
+    // Spellings follow parents' spellings, whatever order the classes came in.
+    const spellings = new Map<string, string[]>();
+    const spell = (path: string, trail: string[] = []): string[] => {
+      if (path === '') return [''];
+      const known = spellings.get(path);
+      if (known) return known;
+      if (trail.includes(path)) throw new Error(`${program}: aliases of "${path}" refer back to it`);
+      const entry = pending.get(path);
+      if (!entry) return [path];
+      const out = new Set<string>([path]);
+      for (const p of [path, ...entry.meta.aliases]) {
+        const last = p.split(' ').pop()!;
+        for (const ps of spell(parentOf(p), [...trail, path])) out.add(ps ? `${ps} ${last}` : last);
+      }
+      spellings.set(path, [...out]);
+      return [...out];
+    };
+    for (const { meta, cls } of found) {
+      const node: CommandNode = { id: commandId(meta.path), path: meta.path, meta, cls, spellings: spell(meta.path), children: [] };
       this.byPath.set(meta.path, node);
-      if (meta.path !== '') this.byPath.get(parentPath)?.children.push(node);
-      for (const s of spellings) {
+      if (meta.path !== '') this.byPath.get(parentOf(meta.path))?.children.push(node);
+      for (const s of node.spellings) {
         const clash = this.bySpelling.get(s);
         if (clash) throw new Error(`${program}: "${s}" names both "${clash.path}" and "${meta.path}"`);
         this.bySpelling.set(s, node);
       }
       // oclif lists the root command like any other; it is the program itself.
       if (meta.path === '') (cls as unknown as { hidden: boolean }).hidden = true;
-      (cls as unknown as { aliases: string[] }).aliases = spellings.filter((s) => s !== meta.path).map(commandId);
+      (cls as unknown as { aliases: string[] }).aliases = node.spellings.filter((s) => s !== meta.path).map(commandId);
     }
     this.nodes = [...this.byPath.values()];
   }
@@ -110,16 +128,6 @@ export class CommandTree {
     return false;
   }
 
-  private spell(path: string, aliases: string[]): string[] {
-    const out = new Set<string>();
-    for (const p of [path, ...aliases]) {
-      const parent = parentOf(p);
-      const last = p.split(' ').pop()!;
-      const parentSpellings = parent === '' ? [''] : (this.byPath.get(parent)?.spellings ?? [parent]);
-      for (const ps of parentSpellings) out.add(ps ? `${ps} ${last}` : last);
-    }
-    return [path, ...[...out].filter((s) => s !== path)];
-  }
 }
 
 function depth(path: string): number {

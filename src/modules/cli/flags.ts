@@ -40,7 +40,7 @@ export function floatFlag(description: string, opts: Common & { default?: number
 
 export function boolFlag(description: string, opts: Common & { default?: boolean } = {}) {
   // A default-true boolean needs a way to be turned off: `--flag=false` (rewritten to --no-flag).
-  return Flags.boolean({ description, allowNo: opts.default === true, ...opts });
+  return Flags.boolean({ description, allowNo: opts.default === true, ...opts, default: opts.default ?? false });
 }
 
 export function durationFlag(description: string, opts: Common & { default?: string } = {}) {
@@ -70,10 +70,12 @@ export function arrayFlag(description: string, opts: Common & { default?: string
 }
 
 /** `key1=v1,key2=v2` (pflag's StringToString). */
-export function mapFlag(description: string, opts: Common = {}) {
+export function mapFlag(description: string, opts: Common & { default?: Record<string, string> } = {}) {
+  const { default: def, ...rest } = opts;
   return Flags.custom<Record<string, string>>({
     description,
-    ...opts,
+    ...rest,
+    ...(def !== undefined ? { default: async () => ({ ...def }) } : {}),
     parse: async (input: string) => {
       const out: Record<string, string> = {};
       for (const pair of input.split(',').filter((p) => p !== '')) {

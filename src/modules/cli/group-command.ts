@@ -1,4 +1,5 @@
-import { Command, loadHelpClass } from '@oclif/core';
+import { Command } from '@oclif/core';
+import { createHelp } from './help';
 import { MeshCommand } from './mesh-command';
 
 /**
@@ -11,8 +12,7 @@ export abstract class GroupCommand extends MeshCommand {
     if (argv.length > 0) {
       this.fail(`unknown command "${String(argv[0])}" for "${this.commandLine}"`);
     }
-    const Help = await loadHelpClass(this.config);
-    const help = new Help(this.config, { stripAnsi: true });
+    const help = await createHelp(this.config);
     await help.showHelp(this.meta.path === '' ? [] : this.meta.path.split(' '));
   }
 }

@@ -9,3 +9,5 @@ export { MeshCommand, NotYetImplementedCommand } from './mesh-command';
 export { runProgram, programTree, builtInCommands } from './run-program';
 export { VersionCommandBase, versionCommand, versionFlags, formatVersion } from './version-command';
 export { completionCommands, CompletionShellCommand, SHELLS } from './completion-command';
+export { RequestCommandBase, requestArgs } from './request-command';
+export { table } from './table';

@@ -2,6 +2,8 @@ import { Command, Interfaces } from '@oclif/core';
 import type { Container } from 'inversify';
 import { commandMetadata, CommandMetadata } from './command-decorator';
 import { CommandError, NotImplementedError } from './errors';
+import { Logging, LoggingToken } from '../logging/logging';
+import { LoggingFlagValues, LoggingOptionError, parseLoggingOptions } from '../logging/options';
 
 const CONTAINER = Symbol.for('mesh.cli.container');
 
@@ -43,6 +45,26 @@ export abstract class MeshCommand extends Command {
   /** Writes text to stdout as is (oclif's log adds formatting we do not want). */
   protected write(text: string): void {
     process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  }
+
+  /** Applies the logging flags, where the command has them, before it runs. */
+  override async init(): Promise<void> {
+    await super.init();
+    const flags = (this.constructor as Command.Class).flags ?? {};
+    if (!('log_output_level' in flags) && !('vklog' in flags)) return;
+    const { flags: values } = await this.parse(this.constructor as Command.Class);
+    let options;
+    try {
+      options = parseLoggingOptions(this.meta.program, values as LoggingFlagValues);
+    } catch (err) {
+      if (err instanceof LoggingOptionError) this.fail(err.message);
+      throw err;
+    }
+    try {
+      this.container.get<Logging>(LoggingToken).configure(options);
+    } catch (err) {
+      this.fail((err as Error).message);
+    }
   }
 
   /** Runs the command through oclif's lifecycle (init, run, catch, finally). */

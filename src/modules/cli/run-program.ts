@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, Config, loadHelpClass } from '@oclif/core';
+import { Command, Config } from '@oclif/core';
 import type { Container } from 'inversify';
 import { createContainer, MeshContainer } from '../../container';
 import { packageRoot } from '../build-info';
@@ -14,6 +14,7 @@ import { CommandNode, CommandTree } from './command-tree';
 import { CommandError, NotImplementedError } from './errors';
 import { GLOBAL_FLAGS } from './global-flags';
 import { attachContainer, MeshCommand } from './mesh-command';
+import { createHelp } from './help';
 import { handCommandMapToOclif } from './oclif-bridge';
 
 export interface RunOptions {
@@ -74,8 +75,7 @@ export async function runProgram(program: Program, argv: string[], options: RunO
 }
 
 async function showHelp(config: Config, node: CommandNode): Promise<void> {
-  const Help = await loadHelpClass(config);
-  const help = new Help(config, { stripAnsi: !process.stdout.isTTY });
+  const help = await createHelp(config);
   if (node.path === '' && !node.meta.group) await help.showCommandHelp(config.findCommand(node.id)!, config.topics);
   else await help.showHelp(node.path === '' ? [] : node.path.split(' '));
 }
@@ -89,6 +89,8 @@ async function loadOclifConfig(program: Program, tree: CommandTree): Promise<Con
     bin: program,
     dirname: program,
     topicSeparator: ' ',
+    // Aliases show in a command's own help, not as extra rows in listings.
+    helpOptions: { hideAliasesFromRoot: true },
     commands: {
       strategy: 'explicit',
       target: path.join(root, 'dist', 'src', 'modules', 'cli', 'oclif-bridge.js'),

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 
 /** The logging flags of spec/01 and spec/02, shared by every program that lists them. */
 export const loggingFlags = {
-  log_as_json: Flags.boolean({ description: 'whether to format output as JSON or in plain console-friendly format' }),
+  log_as_json: Flags.boolean({ description: 'whether to format output as JSON or in plain console-friendly format', default: false }),
   log_caller: Flags.string({
     description: 'comma-separated list of scopes for which to include caller information, scopes can be any of the program\'s scopes',
     default: '',

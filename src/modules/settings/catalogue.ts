@@ -187,7 +187,7 @@ export const CATALOGUE = [
   setting("PILOT_XDS_CACHE_STATS", 'B', "false", "collect cache efficiency metrics", DC),
   setting("PLATFORM", 'S', undefined, "deployment platform; values `platform_a`, `cloud_c`", D),
   setting("POD_NAME", 'S', undefined, "pod name", DC),
-  setting("POD_NAMESPACE", 'S', "mesh-system", "pod namespace (install-cni: the installer pod's own namespace, set by the orchestrator)", DC),
+  setting("POD_NAMESPACE", 'S', "mesh-system", "pod namespace", DC),
   setting("PREFER_DESTINATIONRULE_TLS_FOR_EXTERNAL_SERVICES", 'B', "true", "external services prefer destination-rule TLS over metadata TLS", DC),
   setting("RESOLVE_HOSTNAME_GATEWAYS", 'B', "true", "resolve hostnames of load-balancer addresses at the control plane for cross-network gateways", DC),
   setting("REVISION", 'S', undefined, "control plane revision", DC),

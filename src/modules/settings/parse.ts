@@ -9,7 +9,7 @@ export class SettingValueError extends Error {
     readonly type: SettingType,
   ) {
     super(
-      `invalid value ${JSON.stringify(value)} for setting ${setting}: expected a ${TYPE_NAMES[type]} (type ${type}: ${TYPE_EXAMPLES[type]})`,
+      `invalid value ${JSON.stringify(value)} for setting ${setting}: expected ${TYPE_NAMES[type]} (type ${type}: ${TYPE_EXAMPLES[type]})`,
     );
     this.name = 'SettingValueError';
   }

@@ -27,11 +27,11 @@ export interface SettingDefinition<N extends string = string, T extends SettingT
 }
 
 export const TYPE_NAMES: Record<SettingType, string> = {
-  B: 'boolean',
-  S: 'string',
-  I: 'integer',
-  D: 'duration',
-  F: 'floating-point number',
+  B: 'a boolean',
+  S: 'a string',
+  I: 'an integer',
+  D: 'a duration',
+  F: 'a floating-point number',
 };
 
 export const TYPE_EXAMPLES: Record<SettingType, string> = {

@@ -1,0 +1,22 @@
+import { boolFlag, command, mapFlag, NotYetImplementedCommand, stringFlag } from '../../src/modules/cli';
+
+@command({
+  program: 'meshctl',
+  path: 'create-remote-secret',
+  summary: 'Create a secret giving the mesh access to a remote orchestrator API server; pipe it to apply or delete',
+  flags: {
+    'auth-plugin-config': mapFlag('configuration of the auth plugin, as key=value,... (with --auth-type plugin)'),
+    'auth-plugin-name': stringFlag('name of the auth plugin (required with --auth-type plugin)'),
+    'auth-type': stringFlag('how the secret authenticates', { options: ['bearer-token', 'plugin'], default: 'bearer-token' }),
+    'create-service-account': boolFlag('create the service account the secret needs when it does not exist'),
+    manifests: stringFlag('directory of the charts and profiles', { char: 'd' }),
+    name: stringFlag('name of the local cluster; defaults to the UID of the system namespace'),
+    'secret-name': stringFlag('name of the secret'),
+    server: stringFlag('address of the orchestrator API server to write into the secret'),
+    'service-account': stringFlag(
+      'service account the secret carries credentials of; defaults to mesh-reader-service-account (type remote) or meshd (type config)',
+    ),
+    type: stringFlag('type of secret', { options: ['remote', 'config'], default: 'remote' }),
+  },
+})
+export class CreateRemoteSecret extends NotYetImplementedCommand {}

@@ -1,0 +1,119 @@
+import { boolFlag, command, GroupCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { outputFormatFlag } from './flag-types';
+import { pickFlags, proxyConfigFlags, proxyLogLevelFlags } from './flag-groups';
+import { TARGET_USAGE, targetArgs } from './target-arg';
+
+/** The group's own flags (cobra persistent flags), which every subcommand takes. */
+const groupFlags = pickFlags(proxyConfigFlags, 'output', 'proxy-admin-port');
+
+/** Filters of the config shown; each subcommand takes those the spec lists for it. */
+const filters = {
+  address: stringFlag('only show entries for this address'),
+  cluster: stringFlag('only show endpoints of this cluster'),
+  direction: stringFlag('only show entries of this direction (inbound or outbound)'),
+  fqdn: stringFlag('only show entries whose service FQDN contains this'),
+  name: stringFlag('only show the route of this name'),
+  port: uint16Flag('only show entries for this port; 0 shows all', { default: 0 }),
+  status: stringFlag('only show endpoints with this health status'),
+  subset: stringFlag('only show entries whose subset contains this'),
+  type: stringFlag('only show listeners of this type'),
+  verbose: boolFlag('show more information'),
+};
+
+function pcUsage(subcommand: string): string {
+  return `proxy-config ${subcommand} ${TARGET_USAGE}`;
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config',
+  summary: "Read a proxy's configuration from its config dump",
+  flags: groupFlags,
+  group: true,
+})
+export class ProxyConfig extends GroupCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config all',
+  aliases: ['a'],
+  summary: 'Show all configuration of a proxy',
+  usage: pcUsage('all'),
+  flags: {
+    ...proxyConfigFlags,
+    ...pickFlags(filters, 'address', 'direction', 'fqdn', 'name', 'port', 'subset', 'type', 'verbose'),
+  },
+  args: targetArgs,
+})
+export class ProxyConfigAll extends NotYetImplementedCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config bootstrap',
+  aliases: ['b'],
+  summary: 'Show the bootstrap configuration of a proxy; -o short shows a version summary',
+  usage: pcUsage('bootstrap'),
+  // JSON by default here, unlike the other subcommands.
+  flags: { ...proxyConfigFlags, output: outputFormatFlag(['json', 'yaml', 'short'], 'json') },
+  args: targetArgs,
+})
+export class ProxyConfigBootstrap extends NotYetImplementedCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config cluster',
+  aliases: ['clusters', 'c'],
+  summary: 'Show the cluster configuration of a proxy',
+  usage: pcUsage('cluster'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'direction', 'fqdn', 'port', 'subset') },
+  args: targetArgs,
+})
+export class ProxyConfigCluster extends NotYetImplementedCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config ecds',
+  aliases: ['ec'],
+  summary: 'Show the typed extension configuration (ECDS) of a proxy',
+  usage: pcUsage('ecds'),
+  flags: proxyConfigFlags,
+  args: targetArgs,
+})
+export class ProxyConfigEcds extends NotYetImplementedCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config endpoint',
+  aliases: ['endpoints', 'ep'],
+  summary: 'Show the endpoint configuration of a proxy',
+  usage: pcUsage('endpoint'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'cluster', 'port', 'status') },
+  args: targetArgs,
+})
+export class ProxyConfigEndpoint extends NotYetImplementedCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config listener',
+  aliases: ['listeners', 'l'],
+  summary: 'Show the listener configuration of a proxy',
+  usage: pcUsage('listener'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'port', 'type', 'verbose') },
+  args: targetArgs,
+})
+export class ProxyConfigListener extends NotYetImplementedCommand {}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config log',
+  aliases: ['o'],
+  summary: 'Show the logging levels of a proxy, optionally updating them',
+  usage: pcUsage('log'),
+  flags: {
+    ...groupFlags,
+    ...proxyLogLevelFlags,
+    selector: stringFlag('label selector picking the pods, instead of naming one', { char: 'l' }),
+  },
+  args: targetArgs,
+})
+export class ProxyConfigLog extends NotYetImplementedCommand {}

@@ -1,0 +1,28 @@
+import { boolFlag, command, intFlag, NotYetImplementedCommand, stringFlag } from '../../src/modules/cli';
+
+export const proxyFlags = {
+  concurrency: intFlag('number of worker threads to run', { default: 0 }),
+  domain: stringFlag('DNS domain suffix; if not provided uses ${POD_NAMESPACE}.svc.cluster.local', { default: '' }),
+  meshConfig: stringFlag('file name for the mesh configuration; may be overridden by PROXY_CONFIG or the proxy.mesh.io/config annotation', {
+    default: './etc/mesh/config/mesh',
+  }),
+  outlierLogPath: stringFlag('the log path for outlier detection', { default: '' }),
+  profiling: boolFlag('enable profiling via web interface host:port/debug/pprof/'),
+  proxyComponentLogLevel: stringFlag('deprecated, use --proxyLogLevel instead', { default: '' }),
+  proxyLogLevel: stringFlag(
+    'the log level used to start the proxy (one of trace, debug, info, warning, error, critical, off); may list scopes, e.g. info,misc:error,upstream:debug',
+    { default: 'warning' },
+  ),
+  serviceCluster: stringFlag('service cluster', { default: 'mesh-proxy' }),
+  stsPort: intFlag('HTTP port of the Security Token Service; 0 = not served', { default: 0 }),
+  templateFile: stringFlag('go template bootstrap config', { default: '' }),
+  tokenManagerPlugin: stringFlag('token provider plug-in name', { default: '' }),
+};
+
+@command({
+  program: 'pilot-agent',
+  path: 'proxy',
+  summary: 'XDS proxy agent: bootstraps and runs the proxy',
+  flags: proxyFlags,
+})
+export class Proxy extends NotYetImplementedCommand {}
