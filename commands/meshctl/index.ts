@@ -1,135 +1,59 @@
+import { commandsOf } from '../../src/modules/cli';
 import { WORKING_COMMANDS } from './working';
-import { Admin, AdminLog } from './admin';
-import { Analyze } from './analyze';
-import { BugReport } from './bug-report';
-import { CreateRemoteSecret } from './create-remote-secret';
-import {
-  Dashboard,
-  DashboardControlz,
-  DashboardGraphing,
-  DashboardMeshdDebug,
-  DashboardMetricsStore,
-  DashboardProxy,
-  DashboardSidecar,
-  DashboardTopology,
-  DashboardTracingA,
-  DashboardTracingB,
-  DashboardTracingC,
-} from './dashboard';
-import { Experimental } from './experimental';
-import { ExperimentalAuthz, ExperimentalAuthzCheck } from './experimental/authz';
-import { ExperimentalCheckInject } from './experimental/check-inject';
-import { ExperimentalConfig } from './experimental/config';
-import { ExperimentalDescribe, ExperimentalDescribePod } from './experimental/describe';
-import { ExperimentalInternalDebug } from './experimental/internal-debug';
-import { ExperimentalMetrics } from './experimental/metrics';
-import { ExperimentalPrecheck } from './experimental/precheck';
-import { ExperimentalVersion } from './experimental/version';
-import {
-  ExperimentalWorkload,
-  ExperimentalWorkloadEntry,
-  ExperimentalWorkloadEntryConfigure,
-  ExperimentalWorkloadGroup,
-  ExperimentalWorkloadGroupCreate,
-} from './experimental/workload';
-import { Install, Manifest, ManifestGenerate, ManifestInstall, ManifestTranslate } from './install';
-import { OrchInject } from './orch-inject';
-import {
-  ProxyConfig,
-  ProxyConfigAll,
-  ProxyConfigBootstrap,
-  ProxyConfigCluster,
-  ProxyConfigEcds,
-  ProxyConfigEndpoint,
-  ProxyConfigListener,
-  ProxyConfigLog,
-} from './proxy-config';
-import { ProxyStatus } from './proxy-status';
-import { RemoteClusters } from './remote-clusters';
-import { Tag, TagGenerate, TagList, TagRemove, TagSet } from './tag';
-import { Uninstall } from './uninstall';
-import { Validate } from './validate';
-import { Waypoint, WaypointApply, WaypointDelete, WaypointGenerate, WaypointList, WaypointStatus } from './waypoint';
-import {
-  ZtunnelConfig,
-  ZtunnelConfigAll,
-  ZtunnelConfigCertificate,
-  ZtunnelConfigConnections,
-  ZtunnelConfigLog,
-  ZtunnelConfigPolicy,
-  ZtunnelConfigService,
-  ZtunnelConfigWorkload,
-} from './ztunnel-config';
+import * as admin from './admin';
+import * as analyze from './analyze';
+import * as bugReport from './bug-report';
+import * as createRemoteSecret from './create-remote-secret';
+import * as dashboard from './dashboard';
+import * as experimental from './experimental';
+import * as experimentalAuthz from './experimental/authz';
+import * as experimentalCheckInject from './experimental/check-inject';
+import * as experimentalConfig from './experimental/config';
+import * as experimentalDescribe from './experimental/describe';
+import * as experimentalInternalDebug from './experimental/internal-debug';
+import * as experimentalMetrics from './experimental/metrics';
+import * as experimentalPrecheck from './experimental/precheck';
+import * as experimentalVersion from './experimental/version';
+import * as experimentalWorkload from './experimental/workload';
+import * as install from './install';
+import * as orchInject from './orch-inject';
+import * as proxyConfig from './proxy-config';
+import * as proxyStatus from './proxy-status';
+import * as remoteClusters from './remote-clusters';
+import * as tag from './tag';
+import * as uninstall from './uninstall';
+import * as validate from './validate';
+import * as waypoint from './waypoint';
+import * as ztunnelConfig from './ztunnel-config';
 
+/** Every @command class these modules export (one module per command family). */
 export const COMMANDS = [
   ...WORKING_COMMANDS,
-  Experimental,
-  ExperimentalAuthz,
-  ExperimentalAuthzCheck,
-  ExperimentalCheckInject,
-  ExperimentalConfig,
-  ExperimentalDescribe,
-  ExperimentalDescribePod,
-  ExperimentalInternalDebug,
-  ExperimentalMetrics,
-  ExperimentalPrecheck,
-  ExperimentalVersion,
-  ExperimentalWorkload,
-  ExperimentalWorkloadEntry,
-  ExperimentalWorkloadEntryConfigure,
-  ExperimentalWorkloadGroup,
-  ExperimentalWorkloadGroupCreate,
-  Admin,
-  AdminLog,
-  Analyze,
-  BugReport,
-  CreateRemoteSecret,
-  Dashboard,
-  DashboardControlz,
-  DashboardSidecar,
-  DashboardGraphing,
-  DashboardMeshdDebug,
-  DashboardTracingA,
-  DashboardTopology,
-  DashboardMetricsStore,
-  DashboardProxy,
-  DashboardTracingB,
-  DashboardTracingC,
-  Install,
-  Manifest,
-  ManifestGenerate,
-  ManifestInstall,
-  ManifestTranslate,
-  OrchInject,
-  ProxyConfig,
-  ProxyConfigAll,
-  ProxyConfigBootstrap,
-  ProxyConfigCluster,
-  ProxyConfigEcds,
-  ProxyConfigEndpoint,
-  ProxyConfigListener,
-  ProxyConfigLog,
-  ProxyStatus,
-  RemoteClusters,
-  Tag,
-  TagGenerate,
-  TagList,
-  TagRemove,
-  TagSet,
-  Uninstall,
-  Validate,
-  Waypoint,
-  WaypointApply,
-  WaypointDelete,
-  WaypointGenerate,
-  WaypointList,
-  WaypointStatus,
-  ZtunnelConfig,
-  ZtunnelConfigAll,
-  ZtunnelConfigCertificate,
-  ZtunnelConfigConnections,
-  ZtunnelConfigLog,
-  ZtunnelConfigPolicy,
-  ZtunnelConfigService,
-  ZtunnelConfigWorkload,
+  ...commandsOf(
+    admin,
+    analyze,
+    bugReport,
+    createRemoteSecret,
+    dashboard,
+    experimental,
+    experimentalAuthz,
+    experimentalCheckInject,
+    experimentalConfig,
+    experimentalDescribe,
+    experimentalInternalDebug,
+    experimentalMetrics,
+    experimentalPrecheck,
+    experimentalVersion,
+    experimentalWorkload,
+    install,
+    orchInject,
+    proxyConfig,
+    proxyStatus,
+    remoteClusters,
+    tag,
+    uninstall,
+    validate,
+    waypoint,
+    ztunnelConfig,
+  ),
 ];

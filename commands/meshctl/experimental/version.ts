@@ -1,16 +1,15 @@
-import { boolFlag, command, NotYetImplementedCommand, stringFlag, versionFlags } from '../../../src/modules/cli';
+import { command, stringFlag } from '../../../src/modules/cli';
 import { xdsConnectionFlags } from '../flag-groups';
+import { Version } from '../version';
 
+/** `version` that reaches the control plane over xDS (the connection flags), not the orchestrator. */
 @command({
   program: 'meshctl',
   path: 'experimental version',
   summary: 'Print build version information of meshctl and the control plane',
   flags: {
     ...xdsConnectionFlags,
-    // -o yaml|json and --short, as the plain `version` takes them.
-    ...versionFlags,
-    remote: boolFlag('also ask the control plane; --remote=false skips that check', { default: true }),
     revision: stringFlag('control plane revision to ask', { char: 'r' }),
   },
 })
-export class ExperimentalVersion extends NotYetImplementedCommand {}
+export class ExperimentalVersion extends Version {}

@@ -76,3 +76,8 @@ function replaceLastWord(path: string, word: string): string {
   words[words.length - 1] = word;
   return words.join(' ');
 }
+
+/** The @command classes among modules' exports, for a program's commands/index.ts. */
+export function commandsOf(...modules: Record<string, unknown>[]): Command.Class[] {
+  return modules.flatMap((m) => Object.values(m)).filter((v): v is Command.Class => commandMetadata(v) !== undefined);
+}

@@ -88,4 +88,3 @@ export function mapFlag(description: string, opts: Common & { default?: Record<s
   })();
 }
 
-export type FlagMap = Record<string, ReturnType<typeof Flags.string> | ReturnType<typeof Flags.boolean> | any>;

@@ -1,4 +1,4 @@
-export { command, commandMetadata, CommandOptions, CommandMetadata } from './command-decorator';
+export { command, commandMetadata, commandsOf, CommandOptions, CommandMetadata } from './command-decorator';
 export { CommandTree, CommandNode, commandId, ROOT_ID } from './command-tree';
 export { CommandContribution } from './contributions';
 export { CommandError, NotImplementedError } from './errors';

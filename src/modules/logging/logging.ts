@@ -76,9 +76,8 @@ export class Logging {
     const stackMin = this.options.stacktraceLevels.get(scope) ?? this.options.defaultStacktraceLevel;
     const stack = stackMin !== 'none' && levelRank(level) >= levelRank(stackMin) ? callerStack() : undefined;
     const caller = this.options.callerScopes.has(scope) ? callerOf() : undefined;
-    const line = this.options.asJson
-      ? jsonLine(this.clock(), scope, level, msg, fields, caller, stack)
-      : consoleLine(this.clock(), scope, level, msg, fields, caller, stack);
+    const record: LogRecord = { time: this.clock(), scope, level, msg, fields, caller, stack };
+    const line = this.options.asJson ? jsonLine(record) : consoleLine(record);
     for (const sink of this.sinks) sink.write(line);
   }
 
@@ -88,39 +87,34 @@ export class Logging {
   }
 }
 
-function consoleLine(
-  time: Date,
-  scope: string,
-  level: Level,
-  msg: string,
-  fields: LogFields | undefined,
-  caller: string | undefined,
-  stack: string | undefined,
-): string {
-  const parts = [timestamp(time), level];
-  if (scope !== DEFAULT_SCOPE) parts.push(scope);
-  if (caller) parts.push(caller);
-  parts.push(msg);
+interface LogRecord {
+  time: Date;
+  scope: string;
+  level: Level;
+  msg: string;
+  fields?: LogFields;
+  caller?: string;
+  stack?: string;
+}
+
+/** The incumbent's console form: time, level, scope (omitted for default), message, fields. */
+function consoleLine(r: LogRecord): string {
+  const parts = [timestamp(r.time), r.level];
+  if (r.scope !== DEFAULT_SCOPE) parts.push(r.scope);
+  if (r.caller) parts.push(r.caller);
+  parts.push(r.msg);
   let line = parts.join('\t');
-  if (fields) for (const [k, v] of Object.entries(fields)) line += `\t${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
-  if (stack) line += '\n' + stack;
+  if (r.fields) for (const [k, v] of Object.entries(r.fields)) line += `\t${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
+  if (r.stack) line += '\n' + r.stack;
   return line + '\n';
 }
 
-function jsonLine(
-  time: Date,
-  scope: string,
-  level: Level,
-  msg: string,
-  fields: LogFields | undefined,
-  caller: string | undefined,
-  stack: string | undefined,
-): string {
-  const record: Record<string, unknown> = { level, time: timestamp(time), scope, msg };
-  if (caller) record.caller = caller;
-  if (fields) for (const [k, v] of Object.entries(fields)) if (!(k in record)) record[k] = v;
-  if (stack) record.stack = stack;
-  return JSON.stringify(record) + '\n';
+function jsonLine(r: LogRecord): string {
+  const out: Record<string, unknown> = { level: r.level, time: timestamp(r.time), scope: r.scope, msg: r.msg };
+  if (r.caller) out.caller = r.caller;
+  if (r.fields) for (const [k, v] of Object.entries(r.fields)) if (!(k in out)) out[k] = v;
+  if (r.stack) out.stack = r.stack;
+  return JSON.stringify(out) + '\n';
 }
 
 /** RFC 3339 with microseconds, as the incumbent writes (JS clocks give milliseconds). */
