@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Container } from 'inversify';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
+import { configModule } from './modules/config';
 import { loggingModule } from './modules/logging';
 import { loadPluginModules, PluginStatus, pluginsModule, resolvePlugins } from './modules/plugins';
 import { Environment, Settings, settingsModule } from './modules/settings';
@@ -38,6 +39,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     settingsModule(settings, options.env),
     loggingModule(options.program),
     buildInfoModule(),
+    configModule(),
     pluginsModule(plugins),
   );
   return { container, settings, plugins };
