@@ -1,0 +1,21 @@
+import { ConfigResource } from './resource';
+
+/** Resources by kind at one moment, each list sorted by `namespace/name`. */
+export type ConfigSnapshot = ReadonlyMap<string, readonly ConfigResource[]>;
+
+export interface ConfigChange {
+  /** `Kind/namespace/name` */
+  key: string;
+  kind: string;
+  type: 'added' | 'updated' | 'deleted';
+}
+
+/**
+ * The typed, validated resources the daemon serves from, whatever their source (DESIGN.md §2).
+ * Sources write; the push pipeline reads snapshots and listens for changes.
+ */
+export interface ConfigStore {
+  snapshot(): ConfigSnapshot;
+  /** Called once per applied batch of changes (never with an empty list). Returns an unsubscribe function. */
+  onChange(listener: (changes: readonly ConfigChange[]) => void): () => void;
+}

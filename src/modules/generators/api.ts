@@ -1,0 +1,94 @@
+import { Proxy } from '../model/proxy';
+import { PushContext } from '../model/push-context';
+import { Service, ServicePort } from '../registry/model';
+import { XdsTypeUrl } from '../xds/type-urls';
+
+/** One encoded xDS resource, ready to be wrapped in an Any and sent. */
+export interface XdsResource {
+  name: string;
+  /** The encoded Envoy message (not the Any). */
+  body: Buffer;
+}
+
+/** What changed since the previous push; generators may use it to skip untouched work. */
+export interface ChangeSet {
+  /** Every resource type must be rebuilt (first push, a kind without finer tracking changed...). */
+  full: boolean;
+  /** Hosts whose service definition, DestinationRule or VirtualService changed. */
+  services: ReadonlySet<string>;
+  /** Hosts whose endpoints changed. */
+  endpoints: ReadonlySet<string>;
+  /** Config keys (`Kind/ns/name`) that changed, for the reason labels of pushes. */
+  configs: ReadonlySet<string>;
+}
+
+export interface GenerateRequest {
+  proxy: Proxy;
+  push: PushContext;
+  typeUrl: XdsTypeUrl;
+  /** The names the proxy subscribed to; `undefined` for a wildcard subscription (all of the type it should have). */
+  names: readonly string[] | undefined;
+}
+
+/**
+ * Builds the resources of one type for one proxy from a push context. Generators read
+ * only the push context and the proxy (DESIGN.md §2). For a named subscription they return
+ * only resources with requested names; names they know nothing of are left out (the proxy
+ * then sees them as absent).
+ */
+export interface XdsGenerator {
+  generate(request: GenerateRequest): XdsResource[];
+}
+
+/** The generator a proxy gets, by its node metadata GENERATOR (`''` = Envoy sidecar/router). */
+export const XdsGeneratorToken = Symbol.for('mesh.XdsGenerator');
+export interface NamedGenerator {
+  /** GENERATOR metadata value served by this generator; `''` for the default (Envoy). */
+  readonly generatorName: string;
+  readonly generator: XdsGenerator;
+}
+
+/** A network or HTTP filter as it appears in a listener: `{ name, typed_config: { '@type', ... } }`. */
+export interface EnvoyFilter {
+  name: string;
+  typed_config: { '@type': string; [field: string]: unknown };
+}
+
+/** Where a filter chain is being built; given to filter contributors. */
+export interface FilterChainContext {
+  proxy: Proxy;
+  push: PushContext;
+  direction: 'inbound' | 'outbound';
+  port: ServicePort;
+  /** The service behind the chain (outbound: the destination; inbound: the proxy's own service). */
+  service?: Service;
+}
+
+/** Contribution point: network filters of TCP filter chains (DESIGN.md §4). */
+export const NetworkFilterContributor = Symbol.for('mesh.NetworkFilterContributor');
+export interface NetworkFilterContributor {
+  /**
+   * Filters to place before the chain's terminal filter, and optionally a terminal filter
+   * that replaces `tcp_proxy` (as the KV-store proxy does). `cluster` is the chain's target.
+   */
+  networkFilters(context: FilterChainContext, cluster: string): { before?: EnvoyFilter[]; terminal?: EnvoyFilter };
+}
+
+/** Contribution point: HTTP filters placed before the router in HTTP connection managers. */
+export const HttpFilterContributor = Symbol.for('mesh.HttpFilterContributor');
+export interface HttpFilterContributor {
+  httpFilters(context: FilterChainContext): EnvoyFilter[];
+}
+
+/** Contribution point: adjustments to each generated cluster (metadata, options). */
+export const ClusterContributor = Symbol.for('mesh.ClusterContributor');
+export interface ClusterContributor {
+  /** Mutates the plain cluster object before it is encoded. */
+  patchCluster(cluster: Record<string, unknown>, context: { proxy: Proxy; push: PushContext; service: Service; port: ServicePort; subset: string }): void;
+}
+
+/** Contribution point: adjustments to each LbEndpoint of EDS (telemetry metadata). */
+export const EndpointContributor = Symbol.for('mesh.EndpointContributor');
+export interface EndpointContributor {
+  patchEndpoint(lbEndpoint: Record<string, unknown>, endpoint: import('../registry/model').ServiceEndpoint): void;
+}

@@ -1,0 +1,2 @@
+export * from './proxy';
+export * from './push-context';

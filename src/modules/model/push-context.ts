@@ -1,0 +1,163 @@
+import { ConfigResource } from '../config/resource';
+import { ConfigSnapshot } from '../config/store';
+import { DestinationRuleSpec } from '../config/kinds/destination-rule';
+import { SidecarSpec } from '../config/kinds/sidecar';
+import { VirtualServiceSpec } from '../config/kinds/virtual-service';
+import { labelsMatch, Service, ServiceEndpoint } from '../registry/model';
+import { ServiceRegistrySnapshot } from '../registry/build';
+import { Proxy } from './proxy';
+
+
+export interface PushContextOptions {
+  /** DNS suffix (`--domain`), for short host names in rules. */
+  domain: string;
+  /** Namespace whose policies apply mesh-wide. */
+  rootNamespace: string;
+}
+
+/**
+ * One immutable snapshot of everything generators may read for a push (DESIGN.md §2):
+ * config, services and endpoints, with the lookups generators need precomputed.
+ * Generators must not read anything else, so two proxies given the same push context and
+ * the same scope get the same config.
+ */
+export class PushContext {
+  readonly services: readonly Service[];
+  private readonly vsByNamespace = new Map<string, ConfigResource<VirtualServiceSpec>[]>();
+  private readonly drByHost = new Map<string, ConfigResource<DestinationRuleSpec>[]>();
+  private readonly memo = new Map<string, unknown>();
+
+  constructor(
+    /** Monotonic push version, also the xDS `version_info` of what it produces. */
+    readonly version: string,
+    readonly config: ConfigSnapshot,
+    readonly registry: ServiceRegistrySnapshot,
+    readonly options: PushContextOptions,
+  ) {
+    this.services = [...registry.services.values()];
+    for (const vs of this.resources<VirtualServiceSpec>('VirtualService')) {
+      const list = this.vsByNamespace.get(vs.metadata.namespace) ?? [];
+      list.push(vs);
+      this.vsByNamespace.set(vs.metadata.namespace, list);
+    }
+    for (const dr of this.resources<DestinationRuleSpec>('DestinationRule')) {
+      const host = this.qualify(dr.spec.host, dr.metadata.namespace);
+      const list = this.drByHost.get(host) ?? [];
+      list.push(dr);
+      this.drByHost.set(host, list);
+    }
+  }
+
+  resources<S extends object>(kind: string): readonly ConfigResource<S>[] {
+    return (this.config.get(kind) ?? []) as readonly ConfigResource<S>[];
+  }
+
+  service(hostname: string): Service | undefined {
+    return this.registry.services.get(hostname);
+  }
+
+  endpoints(hostname: string, port: number): readonly ServiceEndpoint[] {
+    return this.registry.endpoints.get(hostname)?.get(port) ?? [];
+  }
+
+  /** Services a proxy in `namespace` may see (exportTo: `*`, `.` = own namespace, or names). */
+  visibleServices(namespace: string): readonly Service[] {
+    return this.memoize(`visible-services/${namespace}`, () =>
+      this.services.filter((s) => isExportedTo(s.exportTo, s.namespace, namespace)),
+    );
+  }
+
+  /** A short host (`reviews`) in a rule of namespace `ns` means `reviews.<ns>.svc.<domain>`. */
+  qualify(host: string, namespace: string): string {
+    if (host.includes('.') || host === '*') return host;
+    return `${host}.${namespace}.svc.${this.options.domain}`;
+  }
+
+  /**
+   * VirtualServices visible from `namespace`, own namespace first, then others by
+   * namespace/name (the incumbent's precedence for the same host).
+   */
+  virtualServices(namespace: string): readonly ConfigResource<VirtualServiceSpec>[] {
+    return this.memoize(`virtual-services/${namespace}`, () => {
+      const own = this.vsByNamespace.get(namespace) ?? [];
+      const others = [...this.vsByNamespace.entries()]
+        .filter(([ns]) => ns !== namespace)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .flatMap(([, list]) => list.filter((vs) => isExportedTo(vs.spec.exportTo ?? ['*'], vs.metadata.namespace, namespace)));
+      return [...sortByName(own), ...sortByName(others)];
+    });
+  }
+
+  /** The first visible VirtualService whose hosts cover `hostname` (exact before wildcard). */
+  virtualServiceFor(hostname: string, namespace: string): ConfigResource<VirtualServiceSpec> | undefined {
+    const candidates = this.virtualServices(namespace).filter((vs) => (vs.spec.gateways ?? ['mesh']).includes('mesh'));
+    const hosts = (vs: ConfigResource<VirtualServiceSpec>) => (vs.spec.hosts ?? []).map((h) => this.qualify(h, vs.metadata.namespace));
+    return candidates.find((vs) => hosts(vs).includes(hostname)) ?? candidates.find((vs) => hosts(vs).some((h) => hostMatches(h, hostname)));
+  }
+
+  /**
+   * The DestinationRule in force for `hostname` from `namespace`: the proxy's own namespace
+   * first, then the service's namespace, then the root namespace; a workloadSelector rule
+   * applies only to proxies it selects.
+   */
+  destinationRuleFor(hostname: string, proxy: Pick<Proxy, 'namespace' | 'labels'>): ConfigResource<DestinationRuleSpec> | undefined {
+    const rules = (this.drByHost.get(hostname) ?? []).filter(
+      (dr) =>
+        isExportedTo(dr.spec.exportTo ?? ['*'], dr.metadata.namespace, proxy.namespace) &&
+        (!dr.spec.workloadSelector || (dr.metadata.namespace === proxy.namespace && labelsMatch(dr.spec.workloadSelector.matchLabels, proxy.labels))),
+    );
+    const serviceNs = this.service(hostname)?.namespace;
+    const rank = (dr: ConfigResource) =>
+      dr.metadata.namespace === proxy.namespace ? 0 : dr.metadata.namespace === serviceNs ? 1 : dr.metadata.namespace === this.options.rootNamespace ? 2 : 3;
+    return [...rules].sort((a, b) => rank(a) - rank(b) || a.metadata.name.localeCompare(b.metadata.name))[0];
+  }
+
+  /** The Sidecar resource for a proxy: one selecting its labels, else its namespace's default, else the root namespace's. */
+  sidecarFor(proxy: Pick<Proxy, 'namespace' | 'labels'>): ConfigResource<SidecarSpec> | undefined {
+    const all = this.resources<SidecarSpec>('Sidecar');
+    const own = all.filter((s) => s.metadata.namespace === proxy.namespace);
+    return (
+      own.find((s) => s.spec.workloadSelector && labelsMatch(s.spec.workloadSelector.labels, proxy.labels)) ??
+      own.find((s) => !s.spec.workloadSelector) ??
+      all.find((s) => s.metadata.namespace === this.options.rootNamespace && !s.spec.workloadSelector)
+    );
+  }
+
+  /** Service endpoints whose address is one of the proxy's own IPs: the services it serves. */
+  serviceInstancesOf(proxy: Pick<Proxy, 'ips'>): readonly ServiceEndpoint[] {
+    return this.memoize(`instances/${proxy.ips.join(',')}`, () => {
+      const ips = new Set(proxy.ips);
+      const out: ServiceEndpoint[] = [];
+      for (const byPort of this.registry.endpoints.values()) {
+        for (const list of byPort.values()) for (const ep of list) if (ips.has(ep.address)) out.push(ep);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Per-push memo for values many proxies share (the clusters of a namespace, an encoded
+   * route table...). Keys must include every input the value depends on besides this push.
+   */
+  memoize<T>(key: string, build: () => T): T {
+    if (this.memo.has(key)) return this.memo.get(key) as T;
+    const value = build();
+    this.memo.set(key, value);
+    return value;
+  }
+}
+
+export function isExportedTo(exportTo: readonly string[], ownerNamespace: string, viewerNamespace: string): boolean {
+  if (exportTo.length === 0) return true;
+  return exportTo.some((e) => e === '*' || (e === '.' && ownerNamespace === viewerNamespace) || e === viewerNamespace);
+}
+
+/** `*.foo.com` covers `a.foo.com`; `*` covers everything. */
+export function hostMatches(pattern: string, hostname: string): boolean {
+  if (pattern === '*' || pattern === hostname) return true;
+  return pattern.startsWith('*.') && hostname.endsWith(pattern.slice(1));
+}
+
+function sortByName<T extends ConfigResource>(list: readonly T[]): T[] {
+  return [...list].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}

@@ -1,0 +1,108 @@
+import { ConfigResource, resourceKey } from '../config/resource';
+import { ServiceEntrySpec } from '../config/kinds/service-entry';
+import { WorkloadEntrySpec } from '../config/kinds/workload-entry';
+import { labelsMatch, normalizeProtocol, Service, ServiceEndpoint, ServicePort } from './model';
+
+/** An immutable view of all services and their endpoints, rebuilt when config changes. */
+export interface ServiceRegistrySnapshot {
+  /** Services by host name, sorted by host name. */
+  readonly services: ReadonlyMap<string, Service>;
+  /** Endpoints by host name, then service port number. */
+  readonly endpoints: ReadonlyMap<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>;
+}
+
+/**
+ * Builds the registry from ServiceEntry and WorkloadEntry resources. A host declared by two
+ * ServiceEntries is owned by the first in `namespace/name` order (the incumbent keeps the
+ * oldest; files have no creation time), and the conflict is reported through `onConflict`.
+ */
+export function buildRegistry(
+  serviceEntries: readonly ConfigResource<ServiceEntrySpec>[],
+  workloadEntries: readonly ConfigResource<WorkloadEntrySpec>[],
+  onConflict: (host: string, kept: string, ignored: string) => void = () => undefined,
+): ServiceRegistrySnapshot {
+  const services = new Map<string, Service>();
+  const endpoints = new Map<string, Map<number, ServiceEndpoint[]>>();
+  const ordered = [...serviceEntries].sort((a, b) => resourceKey(a).localeCompare(resourceKey(b)));
+  const workloadsByNamespace = groupByNamespace(workloadEntries);
+
+  for (const se of ordered) {
+    const spec = se.spec;
+    const source = resourceKey(se);
+    const ports: ServicePort[] = (spec.ports ?? []).map((p) => ({
+      name: p.name,
+      number: p.number,
+      protocol: normalizeProtocol(p.protocol),
+      targetPort: p.targetPort ?? p.number,
+    }));
+    const members = workloadsFor(se, workloadsByNamespace.get(se.metadata.namespace) ?? []);
+    for (const host of spec.hosts) {
+      const existing = services.get(host);
+      if (existing) {
+        onConflict(host, existing.source, source);
+        continue;
+      }
+      services.set(host, {
+        hostname: host,
+        namespace: se.metadata.namespace,
+        ports,
+        resolution: spec.resolution ?? 'NONE',
+        location: spec.location ?? 'MESH_EXTERNAL',
+        addresses: spec.addresses ?? [],
+        exportTo: spec.exportTo?.length ? spec.exportTo : ['*'],
+        source,
+      });
+      const byPort = new Map<number, ServiceEndpoint[]>();
+      for (const port of ports) {
+        const list: ServiceEndpoint[] = [];
+        for (const m of members) {
+          const target = m.spec.ports?.[port.name] ?? port.targetPort;
+          list.push({
+            hostname: host,
+            servicePort: port,
+            address: m.spec.address ?? '',
+            port: target,
+            labels: m.spec.labels ?? {},
+            weight: m.spec.weight && m.spec.weight > 0 ? m.spec.weight : 1,
+            locality: m.spec.locality ?? '',
+            serviceAccount: m.spec.serviceAccount ?? 'default',
+            namespace: se.metadata.namespace,
+            network: m.spec.network ?? '',
+            workload: m.id,
+          });
+        }
+        list.sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+        byPort.set(port.number, list);
+      }
+      endpoints.set(host, byPort);
+    }
+  }
+  const sorted = new Map([...services.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { services: sorted, endpoints };
+}
+
+interface Member {
+  id: string;
+  spec: WorkloadEntrySpec;
+}
+
+/** Inline endpoints, or the WorkloadEntries of the same namespace its selector picks. */
+function workloadsFor(se: ConfigResource<ServiceEntrySpec>, sameNamespace: readonly ConfigResource<WorkloadEntrySpec>[]): Member[] {
+  const spec = se.spec;
+  if (spec.workloadSelector) {
+    return sameNamespace
+      .filter((we) => labelsMatch(spec.workloadSelector!.labels, { ...we.metadata.labels, ...(we.spec.labels ?? {}) }))
+      .map((we) => ({ id: resourceKey(we), spec: { ...we.spec, labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) } } }));
+  }
+  return (spec.endpoints ?? []).map((ep, i) => ({ id: `${resourceKey(se)}#${i}`, spec: ep }));
+}
+
+function groupByNamespace<T extends ConfigResource>(resources: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of resources) {
+    const list = out.get(r.metadata.namespace) ?? [];
+    list.push(r);
+    out.set(r.metadata.namespace, list);
+  }
+  return out;
+}

@@ -1,0 +1,2 @@
+export * from './model';
+export { buildRegistry, ServiceRegistrySnapshot } from './build';

@@ -1,0 +1,99 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as protobuf from 'protobufjs';
+
+/**
+ * Envoy v3 protos, loaded with protobufjs from the copies `@grpc/grpc-js-xds` ships (its
+ * `deps/`), plus the few contrib protos it lacks (our `protos/`). Field names keep the
+ * proto's snake_case, so objects read like Envoy's YAML; `typed_config` and other Any
+ * fields are written `{ '@type': 'type.googleapis.com/<message>', ...fields }`.
+ */
+const PROTO_FILES = [
+  'envoy/service/discovery/v3/ads.proto',
+  'envoy/config/listener/v3/listener.proto',
+  'envoy/config/cluster/v3/cluster.proto',
+  'envoy/config/endpoint/v3/endpoint.proto',
+  'envoy/config/route/v3/route.proto',
+  'envoy/admin/v3/config_dump.proto',
+  'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
+  'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
+  'envoy/extensions/filters/network/redis_proxy/v3/redis_proxy.proto',
+  'envoy/extensions/filters/network/mongo_proxy/v3/mongo_proxy.proto',
+  'envoy/extensions/filters/network/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/extensions/filters/http/fault/v3/fault.proto',
+  'envoy/extensions/filters/http/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
+  'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto',
+  'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
+  'udpa/type/v1/typed_struct.proto',
+  'contrib/envoy/extensions/filters/network/mysql_proxy/v3/mysql_proxy.proto',
+  'mesh/filters/http/alpn/v1/alpn.proto',
+  'mesh/filters/network/metadata_exchange/v1/metadata_exchange.proto',
+];
+
+let loaded: protobuf.Root | undefined;
+
+function includeDirs(): string[] {
+  const xdsDeps = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
+  const ours = path.resolve(__dirname, '..', '..', '..', '..', 'protos');
+  return [ours, ...['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((d) => path.join(xdsDeps, d))];
+}
+
+/** The shared protobuf root with every message the daemon sends; loaded once per process. */
+export function envoyProtos(): protobuf.Root {
+  if (loaded) return loaded;
+  for (const name of ['api', 'descriptor', 'source_context', 'type']) {
+    // The well-known types protobufjs knows by name; proto files import them by path.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const json = require(`protobufjs/google/protobuf/${name}.json`);
+    protobuf.common(name, json.nested.google.nested.protobuf.nested);
+  }
+  const dirs = includeDirs();
+  const root = new protobuf.Root();
+  root.resolvePath = (origin, target) => {
+    if (target.startsWith('google/protobuf/')) return target;
+    for (const dir of dirs) {
+      const candidate = path.join(dir, target);
+      if (fs.existsSync(candidate)) return candidate;
+    }
+    return protobuf.util.path.resolve(origin, target);
+  };
+  root.loadSync(PROTO_FILES, { keepCase: true });
+  root.resolveAll();
+  loaded = root;
+  return root;
+}
+
+const typeCache = new Map<string, protobuf.Type>();
+
+/** The message type named by a type URL (`type.googleapis.com/envoy.config.cluster.v3.Cluster`) or full name. */
+export function messageType(typeUrlOrName: string): protobuf.Type {
+  const name = typeUrlOrName.slice(typeUrlOrName.lastIndexOf('/') + 1);
+  let type = typeCache.get(name);
+  if (!type) {
+    type = envoyProtos().lookupType(name);
+    typeCache.set(name, type);
+  }
+  return type;
+}
+
+/**
+ * Encodes a plain object as the message of `typeUrl`. Unknown fields and wrong shapes are
+ * errors here, so a generator bug surfaces at build time rather than as a proxy NACK.
+ */
+export function encodeMessage(typeUrl: string, object: object): Buffer {
+  const type = messageType(typeUrl);
+  const problem = type.verify(object);
+  if (problem) throw new Error(`${type.fullName}: ${problem}`);
+  return Buffer.from(type.encode(type.fromObject(object)).finish());
+}
+
+/** Decodes a message to its plain-object form (proto3 JSON style, Any as `@type`, enums as names). */
+export function decodeMessage(typeUrl: string, bytes: Uint8Array): Record<string, unknown> {
+  const type = messageType(typeUrl);
+  return type.toObject(type.decode(bytes), { json: true, enums: String, longs: String, bytes: String }) as Record<string, unknown>;
+}
