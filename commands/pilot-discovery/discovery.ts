@@ -6,10 +6,12 @@ import {
   intFlag,
   listFlag,
   mapFlag,
-  NotYetImplementedCommand,
+  MeshCommand,
   stringFlag,
   uint16Flag,
 } from '../../src/modules/cli';
+import { Daemon, DaemonStartError } from '../../src/modules/discovery/daemon';
+import { Duration } from '../../src/modules/settings/duration';
 import { loggingFlags } from '../../src/modules/logging';
 
 /** Flags of `pilot-discovery discovery` (spec/01), orchestrator-derived names per the naming rule. */
@@ -60,5 +62,39 @@ export const discoveryFlags = {
   summary: 'Start the mesh proxy discovery service',
   flags: discoveryFlags,
 })
-export class Discovery extends NotYetImplementedCommand {
+export class Discovery extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Discovery);
+    const ms = (d: Duration) => Number(d.nanos / 1_000_000n);
+    const daemon = new Daemon(this.container, {
+      configDir: flags.configDir,
+      registries: flags.registries,
+      domain: flags.domain,
+      grpcAddr: flags.grpcAddr,
+      httpAddr: flags.httpAddr,
+      monitoringAddr: flags.monitoringAddr,
+      keepaliveIntervalMs: ms(flags.keepaliveInterval),
+      keepaliveTimeoutMs: ms(flags.keepaliveTimeout),
+      keepaliveMaxServerConnectionAgeMs: ms(flags.keepaliveMaxServerConnectionAge),
+      shutdownDurationMs: ms(flags.shutdownDuration),
+      orchconfig: flags.orchconfig,
+    });
+    try {
+      await daemon.start();
+    } catch (err) {
+      await daemon.stop().catch(() => undefined);
+      if (err instanceof DaemonStartError || (err as NodeJS.ErrnoException).code) this.fail((err as Error).message);
+      throw err;
+    }
+    // Runs until SIGTERM or SIGINT, then stops gracefully within --shutdownDuration.
+    await new Promise<void>((resolve) => {
+      const onSignal = () => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        void daemon.stop().finally(resolve);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+  }
 }

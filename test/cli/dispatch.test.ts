@@ -50,9 +50,9 @@ describe('running commands as a user types them', () => {
   });
 
   it('the other programs behave the same way', async () => {
-    const discovery = await runCli('pilot-discovery', ['discovery', '--configDir', 'samples/config', '--log_output_level', 'ads:debug']);
-    expect(discovery.code).to.equal(2);
-    expect(discovery.stderr).to.equal('pilot-discovery discovery: not implemented yet\n');
+    const discovery = await runCli('pilot-discovery', ['discovery', '--configDir', 'no/such/dir', '--log_output_level', 'ads:debug', '--grpcAddr', '127.0.0.1:0', '--httpAddr', '127.0.0.1:0', '--monitoringAddr', '127.0.0.1:0']);
+    expect(discovery.code).to.equal(1);
+    expect(discovery.stderr).to.match(/^Error: --configDir: config directory no\/such\/dir does not exist\n$/);
     const cni = await runCli('install-cni', ['--repair-enabled=false']);
     expect(cni.code).to.equal(2);
     expect(cni.stderr).to.equal('install-cni: not implemented yet\n');

@@ -6,3 +6,6 @@ export { parseConfigText, ParseResult, ParsedResource } from './parse';
 export { configFilesUnder } from './files';
 export { KINDS } from './kinds';
 export { configModule, KindRegistryToken } from './module';
+export { MemoryConfigStore, MemoryConfigStoreOptions, ConfigConflict, SourcePart } from './memory-store';
+export { FileConfigSource, FileConfigSourceOptions, FileStatus } from './file-source';
+export { ConfigStore, ConfigChange, ConfigSnapshot } from './store';

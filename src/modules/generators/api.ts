@@ -20,6 +20,8 @@ export interface ChangeSet {
   endpoints: ReadonlySet<string>;
   /** Config keys (`Kind/ns/name`) that changed, for the reason labels of pushes. */
   configs: ReadonlySet<string>;
+  /** Workload addresses that joined or left the endpoints of changed hosts (their proxies' inbound config moves). */
+  workloadAddresses: ReadonlySet<string>;
 }
 
 export interface GenerateRequest {

@@ -22,6 +22,8 @@ const PROTO_FILES = [
   'envoy/extensions/filters/network/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',
   'envoy/extensions/filters/http/fault/v3/fault.proto',
+  'envoy/extensions/filters/http/cors/v3/cors.proto',
+  'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
   'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
@@ -34,6 +36,8 @@ const PROTO_FILES = [
   'mesh/filters/http/alpn/v1/alpn.proto',
   'mesh/filters/network/metadata_exchange/v1/metadata_exchange.proto',
 ];
+
+const STRUCT_PROTO = 'google/protobuf/struct.proto';
 
 let loaded: protobuf.Root | undefined;
 
@@ -55,6 +59,9 @@ export function envoyProtos(): protobuf.Root {
   const dirs = includeDirs();
   const root = new protobuf.Root();
   root.resolvePath = (origin, target) => {
+    // Struct comes from our protos/wkt (snake_case; a path not ending in google/protobuf/,
+    // which protobufjs would swap for its camelCase bundled copy); other well-known types are bundled.
+    if (target === STRUCT_PROTO) return path.join(dirs[0], 'wkt', 'struct.proto');
     if (target.startsWith('google/protobuf/')) return target;
     for (const dir of dirs) {
       const candidate = path.join(dir, target);
@@ -62,7 +69,16 @@ export function envoyProtos(): protobuf.Root {
     }
     return protobuf.util.path.resolve(origin, target);
   };
-  root.loadSync(PROTO_FILES, { keepCase: true });
+  // protobufjs swaps any import ending in a bundled well-known name for its bundled copy before
+  // asking resolvePath; hide the (camelCase) bundled Struct for this synchronous load only.
+  const bundled = protobuf.common as unknown as Record<string, unknown>;
+  const bundledStruct = bundled[STRUCT_PROTO];
+  delete bundled[STRUCT_PROTO];
+  try {
+    root.loadSync(PROTO_FILES, { keepCase: true });
+  } finally {
+    bundled[STRUCT_PROTO] = bundledStruct;
+  }
   root.resolveAll();
   loaded = root;
   return root;

@@ -1,0 +1,2 @@
+export { DebugHttpServer, DebugHttpServerOptions, DebugHandler, DebugResponse, Readiness } from './debug-server';
+export { configzHandler, registryzHandler, pluginsHandler, PluginView } from './handlers';

@@ -1,0 +1,61 @@
+import { ScopedLogger } from '../logging';
+import { DaemonMetrics } from '../monitoring';
+import { XdsObserver } from '../xds/observer';
+import { PushPipelineObserver } from './push-coordinator';
+
+const REJECT_GAUGE = {
+  lds: 'xdsLdsReject',
+  rds: 'xdsRdsReject',
+  cds: 'xdsCdsReject',
+  eds: 'xdsEdsReject',
+} as const;
+
+/** The xDS server's reports as the spec's metrics. */
+export function metricsObserver(m: DaemonMetrics): XdsObserver {
+  const rejectedBy = new Map<string, string>();
+  return {
+    connections: (delta) => m.xdsClients.inc({ version: 'unknown' }, delta),
+    pushed: (type, bytes, buildSeconds, sendSeconds) => {
+      m.xdsPushes.inc({ type });
+      m.xdsConfigSize.observe({ type }, bytes);
+      m.xdsPushTime.observe({ type }, buildSeconds + sendSeconds);
+      m.xdsSendTime.observe(sendSeconds);
+    },
+    sendError: (type) => m.xdsPushes.inc({ type: `${type}_senderr` }),
+    buildError: (type) => m.xdsPushes.inc({ type: `${type}_builderr` }),
+    rejected: (type, node, message) => {
+      m.totalXdsRejects.inc({ type });
+      const err = message.slice(0, 200);
+      rejectedBy.set(`${type}/${node}`, err);
+      m[REJECT_GAUGE[type]].set({ node, err }, 1);
+    },
+    rejectCleared: (type, node) => {
+      const err = rejectedBy.get(`${type}/${node}`);
+      if (err === undefined) return;
+      rejectedBy.delete(`${type}/${node}`);
+      m[REJECT_GAUGE[type]].remove({ node, err });
+    },
+    expiredNonce: (type) => m.xdsExpiredNonce.inc({ type }),
+    queued: (seconds) => m.proxyQueueTime.observe(seconds),
+    converged: (seconds) => m.proxyConvergenceTime.observe(seconds),
+    internalError: () => m.totalXdsInternalErrors.inc(),
+  };
+}
+
+/** The push pipeline's reports as metrics and log lines. */
+export function pipelineObserver(m: DaemonMetrics, logger: ScopedLogger): PushPipelineObserver {
+  return {
+    inboundUpdate: (type) => m.inboundUpdates.inc({ type }),
+    debounced: (seconds) => m.debounceTime.observe(seconds),
+    pushContextBuilt: (seconds, services, virtualServices) => {
+      m.pushContextInitSeconds.observe(seconds);
+      m.services.set(services);
+      m.virtualServices.set(virtualServices);
+    },
+    pushTriggered: (reason) => m.pushTriggers.inc({ type: reason as never }),
+    duplicateHost: (host, kept, ignored) => {
+      m.duplicateEnvoyClusters.inc();
+      logger.warn(`host ${host} is declared by ${kept} and ${ignored}; ${ignored} is ignored for it`);
+    },
+  };
+}

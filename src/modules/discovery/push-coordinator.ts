@@ -1,0 +1,136 @@
+import { ConfigChange, ConfigStore } from '../config/store';
+import { ServiceEntrySpec } from '../config/kinds/service-entry';
+import { WorkloadEntrySpec } from '../config/kinds/workload-entry';
+import { ConfigResource } from '../config/resource';
+import { ChangeSet } from '../generators/api';
+import { ScopedLogger } from '../logging';
+import { PushContext, PushContextOptions } from '../model/push-context';
+import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
+import { Debouncer } from '../xds/debouncer';
+import { diffRegistries } from './registry-diff';
+
+export interface PushPipelineObserver {
+  /** One config event arrived; `type` is config, eds or svc (pilot_inbound_updates). */
+  inboundUpdate(type: 'config' | 'eds' | 'svc' | 'svcdelete'): void;
+  /** Seconds from the first debounced event to the push being queued, and the number of events merged. */
+  debounced(seconds: number, events: number): void;
+  pushContextBuilt(seconds: number, services: number, virtualServices: number): void;
+  /** A push was triggered; `reason` labels pilot_push_triggers. */
+  pushTriggered(reason: string): void;
+  /** Two ServiceEntries declare one host; the later one is ignored. */
+  duplicateHost(host: string, kept: string, ignored: string): void;
+}
+
+export interface PushCoordinatorOptions extends PushContextOptions {
+  debounceAfterMs: number;
+  debounceMaxMs: number;
+  /** PILOT_ENABLE_EDS_DEBOUNCE: endpoint-only changes wait for the debounce too. */
+  edsDebounce: boolean;
+  /** ServiceEntries from registries other than config (the Mock registry). */
+  extraServiceEntries: readonly ConfigResource<ServiceEntrySpec>[];
+}
+
+interface PendingChange {
+  changes: ConfigChange[];
+  events: number;
+}
+
+/**
+ * Turns config changes into pushes (DESIGN.md §2): debounces them, rebuilds the service
+ * registry and an immutable push context, works out what changed, and hands both to the
+ * push target (the xDS server), which decides who gets what.
+ */
+export class PushCoordinator {
+  private current: PushContext | undefined;
+  private registry: ServiceRegistrySnapshot = { services: new Map(), endpoints: new Map() };
+  private version = 0;
+  private readonly debouncer: Debouncer<PendingChange>;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: ConfigStore,
+    private readonly options: PushCoordinatorOptions,
+    private readonly push: (push: PushContext, change: ChangeSet, changeAt: number) => void,
+    private readonly observer: PushPipelineObserver,
+    private readonly logger: ScopedLogger,
+  ) {
+    this.debouncer = new Debouncer<PendingChange>(
+      options.debounceAfterMs,
+      options.debounceMaxMs,
+      (a, b) => ({ changes: [...a.changes, ...b.changes], events: a.events + b.events }),
+      (pending, firstAt) => this.onDebounced(pending, firstAt),
+    );
+  }
+
+  /** Builds the first push context from what the store holds now and starts listening. */
+  start(): PushContext {
+    this.unsubscribe = this.store.onChange((changes) => this.onChange(changes));
+    const { push } = this.rebuild([]);
+    return push;
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.debouncer.stop();
+  }
+
+  currentPush(): PushContext | undefined {
+    return this.current;
+  }
+
+  private onChange(changes: readonly ConfigChange[]): void {
+    let endpointsOnly = true;
+    for (const c of changes) {
+      const type = c.kind === 'WorkloadEntry' ? 'eds' : c.kind === 'ServiceEntry' ? (c.type === 'deleted' ? 'svcdelete' : 'svc') : 'config';
+      if (type !== 'eds') endpointsOnly = false;
+      this.observer.inboundUpdate(type);
+    }
+    this.debouncer.add({ changes: [...changes], events: changes.length }, endpointsOnly && !this.options.edsDebounce);
+  }
+
+  private onDebounced(pending: PendingChange, firstAt: number): void {
+    this.observer.debounced((Date.now() - firstAt) / 1000, pending.events);
+    try {
+      const { push, change } = this.rebuild(pending.changes);
+      this.push(push, change, firstAt);
+    } catch (err) {
+      // The previous push context stays in force; proxies keep their config.
+      this.logger.error(`push context build failed; keeping the previous one: ${(err as Error).stack ?? err}`);
+    }
+  }
+
+  private rebuild(changes: readonly ConfigChange[]): { push: PushContext; change: ChangeSet } {
+    const started = process.hrtime.bigint();
+    const snapshot = this.store.snapshot();
+    const serviceEntries = [...this.options.extraServiceEntries, ...((snapshot.get('ServiceEntry') ?? []) as ConfigResource<ServiceEntrySpec>[])];
+    const workloadEntries = (snapshot.get('WorkloadEntry') ?? []) as ConfigResource<WorkloadEntrySpec>[];
+    const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored));
+    const diff = diffRegistries(this.registry, registry);
+    this.registry = registry;
+    this.version += 1;
+    const push = new PushContext(pushVersion(this.version), snapshot, registry, this.options);
+    this.current = push;
+    const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
+    this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);
+    const change: ChangeSet = { full: changes.length === 0, configs: new Set(changes.map((c) => c.key)), ...diff };
+    for (const reason of pushReasons(change)) this.observer.pushTriggered(reason);
+    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes`);
+    return { push, change };
+  }
+}
+
+/** A version that sorts by time and stays unique across restarts: `<ISO time>/<n>`. */
+function pushVersion(n: number): string {
+  return `${new Date().toISOString()}/${n}`;
+}
+
+/** Reasons for pilot_push_triggers, as the incumbent names them. */
+function pushReasons(change: ChangeSet): string[] {
+  if (change.full && change.configs.size === 0) return ['global'];
+  const reasons = new Set<string>();
+  for (const key of change.configs) {
+    const kind = key.split('/')[0];
+    reasons.add(kind === 'WorkloadEntry' ? 'endpoint' : kind === 'ServiceEntry' ? 'service' : 'config');
+  }
+  return [...reasons];
+}

@@ -1,0 +1,37 @@
+import { ChangeSet } from '../generators/api';
+import { ServiceRegistrySnapshot } from '../registry/build';
+
+/**
+ * What moved between two registry snapshots: hosts whose service definition changed (or
+ * appeared or went away), hosts whose endpoints changed, and the workload addresses that
+ * joined or left those endpoints.
+ */
+export function diffRegistries(before: ServiceRegistrySnapshot, after: ServiceRegistrySnapshot): Pick<ChangeSet, 'services' | 'endpoints' | 'workloadAddresses'> {
+  const services = new Set<string>();
+  const endpoints = new Set<string>();
+  const workloadAddresses = new Set<string>();
+  const hosts = new Set([...before.services.keys(), ...after.services.keys()]);
+  for (const host of hosts) {
+    const a = before.services.get(host);
+    const b = after.services.get(host);
+    if (!a || !b || JSON.stringify(a) !== JSON.stringify(b)) services.add(host);
+    const ea = before.endpoints.get(host);
+    const eb = after.endpoints.get(host);
+    const addressesA = addressesOf(ea);
+    const addressesB = addressesOf(eb);
+    if (JSON.stringify(ea ? [...ea] : []) !== JSON.stringify(eb ? [...eb] : [])) {
+      endpoints.add(host);
+      for (const x of addressesA) if (!addressesB.has(x)) workloadAddresses.add(x);
+      for (const x of addressesB) if (!addressesA.has(x)) workloadAddresses.add(x);
+      // An endpoint whose port or labels changed moves its own proxy's inbound config too.
+      for (const x of addressesA) if (addressesB.has(x)) workloadAddresses.add(x);
+    }
+  }
+  return { services, endpoints, workloadAddresses };
+}
+
+function addressesOf(byPort: ReadonlyMap<number, readonly { address: string }[]> | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const list of byPort?.values() ?? []) for (const ep of list) out.add(ep.address);
+  return out;
+}

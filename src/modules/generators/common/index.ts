@@ -1,0 +1,3 @@
+export {
+  buildLoadAssignment, buildOutboundClusters, buildVirtualHost, OutboundClusterOptions, VirtualHostOptions,
+} from './clusters';

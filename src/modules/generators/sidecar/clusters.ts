@@ -1,0 +1,91 @@
+/** CDS of a sidecar: outbound clusters of its scope, the fixed clusters, and its inbound clusters. */
+import { Proxy } from '../../model/proxy';
+import { PushContext } from '../../model/push-context';
+import { TypeUrl, typeUrlOf } from '../../xds/type-urls';
+import { XdsResource } from '../api';
+import {
+  buildOutboundClusters, clusterMetadata, DEFAULT_CONNECT_TIMEOUT, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
+} from '../common/clusters';
+import { inboundClusterName } from '../naming';
+import { inboundKey, inboundPorts } from './inbound';
+import { encodeNamed, pick, SidecarContext } from './options';
+import { configKey, sidecarScope } from './scope';
+
+export const PASSTHROUGH_CLUSTER = 'PassthroughCluster';
+export const BLACKHOLE_CLUSTER = 'BlackHoleCluster';
+export const INBOUND_PASSTHROUGH_CLUSTER = 'InboundPassthroughCluster';
+/** Source address of inbound passthrough connections, which capture rules let through. */
+export const INBOUND_PASSTHROUGH_BIND = '127.0.0.6';
+
+export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
+  const scope = sidecarScope(push, proxy);
+  const outbound = push.memoize(`${ctx.memoPrefix}/cds-out/${configKey(push, proxy, scope)}`, () =>
+    encodeNamed(
+      TypeUrl.Cluster,
+      scope.services.flatMap((service) =>
+        service.ports.flatMap((port) =>
+          buildOutboundClusters(push, proxy, service, port, { forGrpc: false, contributors: ctx.clusters, endpointContributors: ctx.endpoints }),
+        ),
+      ),
+    ),
+  );
+  const fixed = push.memoize(`${ctx.memoPrefix}/cds-fixed`, () => encodeNamed(TypeUrl.Cluster, fixedClusters()));
+  const inbound = push.memoize(`${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, () => encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)));
+  return pick([...outbound, ...fixed, ...inbound], names);
+}
+
+function originalDst(name: string): Record<string, unknown> {
+  return {
+    name,
+    type: EnvoyEnum.DiscoveryType.ORIGINAL_DST,
+    lb_policy: EnvoyEnum.LbPolicy.CLUSTER_PROVIDED,
+    connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT },
+    circuit_breakers: defaultCircuitBreakers(),
+  };
+}
+
+/** BlackHoleCluster (no endpoints), PassthroughCluster and InboundPassthroughCluster (original destination). */
+export function fixedClusters(): Record<string, unknown>[] {
+  const passthrough = originalDst(PASSTHROUGH_CLUSTER);
+  // Speak to the destination in whatever protocol the client used.
+  passthrough.typed_extension_protocol_options = {
+    [HTTP_PROTOCOL_OPTIONS_KEY]: {
+      '@type': typeUrlOf(HTTP_PROTOCOL_OPTIONS_KEY),
+      use_downstream_protocol_config: { http_protocol_options: {}, http2_protocol_options: {} },
+    },
+  };
+  const inboundPassthrough = originalDst(INBOUND_PASSTHROUGH_CLUSTER);
+  inboundPassthrough.upstream_bind_config = { source_address: { address: INBOUND_PASSTHROUGH_BIND, port_value: 0 } };
+  inboundPassthrough.typed_extension_protocol_options = passthrough.typed_extension_protocol_options;
+  return [
+    { name: BLACKHOLE_CLUSTER, type: EnvoyEnum.DiscoveryType.STATIC, connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT }, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
+    passthrough,
+    inboundPassthrough,
+  ];
+}
+
+/** `inbound|<service port>||` → the application at 127.0.0.1:<workload port> (DESIGN.md §7). */
+export function inboundClusters(ctx: SidecarContext, push: PushContext, proxy: Proxy): Record<string, unknown>[] {
+  return inboundPorts(push, proxy).map(({ endpoint, service }) => {
+    const port = endpoint.servicePort;
+    const name = inboundClusterName(port.number);
+    const cluster: Record<string, unknown> = {
+      name,
+      type: EnvoyEnum.DiscoveryType.STATIC,
+      connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT },
+      load_assignment: {
+        cluster_name: name,
+        endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: endpoint.port } } } }] }],
+      },
+      circuit_breakers: defaultCircuitBreakers(),
+      metadata: clusterMetadata(push, service, ''),
+    };
+    if (port.protocol === 'HTTP2' || port.protocol === 'GRPC') {
+      cluster.typed_extension_protocol_options = {
+        [HTTP_PROTOCOL_OPTIONS_KEY]: { '@type': typeUrlOf(HTTP_PROTOCOL_OPTIONS_KEY), explicit_http_config: { http2_protocol_options: {} } },
+      };
+    }
+    for (const c of ctx.clusters) c.patchCluster(cluster, { proxy, push, service, port, subset: '' });
+    return cluster;
+  });
+}

@@ -1,0 +1,39 @@
+/** EDS of a sidecar: one ClusterLoadAssignment per requested outbound cluster. */
+import { resourceKey } from '../../config/resource';
+import { Proxy } from '../../model/proxy';
+import { PushContext } from '../../model/push-context';
+import { Service } from '../../registry/model';
+import { encodeMessage } from '../../xds/protos';
+import { TypeUrl } from '../../xds/type-urls';
+import { XdsResource } from '../api';
+import { buildLoadAssignment } from '../common/clusters';
+import { outboundClusterName, parseClusterName } from '../naming';
+import { SidecarContext } from './options';
+import { SidecarScope, sidecarScope } from './scope';
+
+export function sidecarEndpoints(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
+  const scope = sidecarScope(push, proxy);
+  const inScope = push.memoize(`${ctx.memoPrefix}/scope-hosts/${scope.key}`, () => new Map(scope.services.map((s) => [s.hostname, s])));
+  const out: XdsResource[] = [];
+  for (const name of names ?? edsClusterNames(push, proxy, scope)) {
+    const parsed = parseClusterName(name);
+    if (!parsed || parsed.direction !== 'outbound' || !inScope.has(parsed.host)) continue;
+    // Only a subset's endpoints depend on the proxy (through the DestinationRule it sees).
+    const dr = parsed.subset ? push.destinationRuleFor(parsed.host, proxy) : undefined;
+    const body = push.memoize(`${ctx.memoPrefix}/eds/${name}/${dr ? resourceKey(dr) : ''}`, () => {
+      const cla = buildLoadAssignment(push, proxy, name, ctx.endpoints);
+      return cla ? encodeMessage(TypeUrl.ClusterLoadAssignment, cla) : undefined;
+    });
+    if (body) out.push({ name, body });
+  }
+  return out;
+}
+
+/** The EDS clusters of the scope, for a wildcard EDS request. */
+function edsClusterNames(push: PushContext, proxy: Proxy, scope: SidecarScope): string[] {
+  const eds = (s: Service) => s.resolution === 'STATIC';
+  return scope.services.filter(eds).flatMap((s) => {
+    const subsets = ['', ...(push.destinationRuleFor(s.hostname, proxy)?.spec.subsets ?? []).map((x) => x.name)];
+    return s.ports.flatMap((p) => subsets.map((sub) => outboundClusterName(p.number, sub, s.hostname)));
+  });
+}

@@ -1,0 +1,91 @@
+/** Network and HTTP filters of the sidecar's listeners. */
+import { typeUrlOf } from '../../xds/type-urls';
+import { EnvoyFilter, FilterChainContext } from '../api';
+import { ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER } from '../common/clusters';
+import { SidecarContext } from './options';
+
+export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
+export const HCM_TYPE = typeUrlOf('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
+export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
+export const TCP_PROXY_TYPE = typeUrlOf('envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy');
+export const ROUTER_FILTER = 'envoy.filters.http.router';
+export const ROUTER_TYPE = typeUrlOf('envoy.extensions.filters.http.router.v3.Router');
+export const FAULT_TYPE = typeUrlOf('envoy.extensions.filters.http.fault.v3.HTTPFault');
+export const CORS_TYPE = typeUrlOf('envoy.extensions.filters.http.cors.v3.Cors');
+export const ORIGINAL_DST_FILTER = 'envoy.filters.listener.original_dst';
+export const ORIGINAL_DST_TYPE = typeUrlOf('envoy.extensions.filters.listener.original_dst.v3.OriginalDst');
+
+export function router(): EnvoyFilter {
+  return { name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE } };
+}
+
+/** `tcp_proxy` to one cluster, or split by weight over several. */
+export function tcpProxy(statPrefix: string, target: string | { name: string; weight: number }[]): EnvoyFilter {
+  const where = typeof target === 'string' ? { cluster: target } : { weighted_clusters: { clusters: target } };
+  return { name: TCP_PROXY_FILTER, typed_config: { '@type': TCP_PROXY_TYPE, stat_prefix: statPrefix, ...where } };
+}
+
+/**
+ * The filters of a TCP chain: every NetworkFilterContributor's `before` filters in order, then
+ * the first contributed terminal filter, else `tcp_proxy`.
+ */
+export function tcpChainFilters(ctx: SidecarContext, chain: FilterChainContext, cluster: string, proxyFilter: EnvoyFilter): EnvoyFilter[] {
+  const before: EnvoyFilter[] = [];
+  let terminal: EnvoyFilter | undefined;
+  for (const c of ctx.networkFilters) {
+    const r = c.networkFilters(chain, cluster);
+    before.push(...(r.before ?? []));
+    if (!terminal && r.terminal) terminal = r.terminal;
+  }
+  return [...before, terminal ?? proxyFilter];
+}
+
+function contributedHttpFilters(ctx: SidecarContext, chain: FilterChainContext): EnvoyFilter[] {
+  return ctx.httpFilters.flatMap((c) => c.httpFilters(chain));
+}
+
+/**
+ * Outbound HTTP connection manager: routes from RDS `routeName`; HTTP filters are the
+ * contributed ones, then CORS (optional: a client without it ignores it), fault, router.
+ */
+export function outboundHcm(ctx: SidecarContext, chain: FilterChainContext, statPrefix: string, routeName: string): EnvoyFilter {
+  return {
+    name: HCM_FILTER,
+    typed_config: {
+      '@type': HCM_TYPE,
+      stat_prefix: statPrefix,
+      rds: { config_source: { ...ADS_CONFIG_SOURCE }, route_config_name: routeName },
+      http_filters: [
+        ...contributedHttpFilters(ctx, chain),
+        { name: CORS_FILTER, typed_config: { '@type': CORS_TYPE }, is_optional: true },
+        { name: FAULT_FILTER, typed_config: { '@type': FAULT_TYPE } },
+        router(),
+      ],
+      upgrade_configs: [{ upgrade_type: 'websocket' }],
+    },
+  };
+}
+
+/** Inbound HTTP connection manager: one inline route sending everything to the inbound cluster. */
+export function inboundHcm(ctx: SidecarContext, chain: FilterChainContext, statPrefix: string, cluster: string): EnvoyFilter {
+  return {
+    name: HCM_FILTER,
+    typed_config: {
+      '@type': HCM_TYPE,
+      stat_prefix: statPrefix,
+      route_config: {
+        name: cluster,
+        validate_clusters: { value: false },
+        virtual_hosts: [
+          {
+            name: `inbound|http|${chain.port.number}`,
+            domains: ['*'],
+            routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster, timeout: { seconds: 0 } } }],
+          },
+        ],
+      },
+      http_filters: [...contributedHttpFilters(ctx, chain), router()],
+      upgrade_configs: [{ upgrade_type: 'websocket' }],
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/** The proxy's own service ports (its "service instances"), for inbound clusters and listeners. */
+import { Proxy } from '../../model/proxy';
+import { PushContext } from '../../model/push-context';
+import { Service, ServiceEndpoint } from '../../registry/model';
+
+export interface InboundInstance {
+  endpoint: ServiceEndpoint;
+  service: Service;
+}
+
+/**
+ * One instance per (workload address, service port number), services in host order (the
+ * first host wins a port two services share), sorted by address then port.
+ */
+export function inboundInstances(push: PushContext, proxy: Proxy): InboundInstance[] {
+  const seen = new Set<string>();
+  const out: InboundInstance[] = [];
+  const sorted = [...push.serviceInstancesOf(proxy)].sort(
+    (a, b) => cmp(a.hostname, b.hostname) || a.servicePort.number - b.servicePort.number || cmp(a.address, b.address),
+  );
+  for (const endpoint of sorted) {
+    const service = push.service(endpoint.hostname);
+    if (!service) continue;
+    const id = `${endpoint.address}|${endpoint.servicePort.number}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({ endpoint, service });
+  }
+  return out.sort((a, b) => cmp(a.endpoint.address, b.endpoint.address) || a.endpoint.servicePort.number - b.endpoint.servicePort.number);
+}
+
+/** Instances with distinct service port numbers (one inbound cluster per port). */
+export function inboundPorts(push: PushContext, proxy: Proxy): InboundInstance[] {
+  const seen = new Set<number>();
+  const byHost = [...inboundInstances(push, proxy)].sort(
+    (a, b) => cmp(a.service.hostname, b.service.hostname) || a.endpoint.servicePort.number - b.endpoint.servicePort.number,
+  );
+  return byHost
+    .filter((i) => !seen.has(i.endpoint.servicePort.number) && seen.add(i.endpoint.servicePort.number))
+    .sort((a, b) => a.endpoint.servicePort.number - b.endpoint.servicePort.number);
+}
+
+/** Memo key of a proxy's inbound side: its addresses, namespace and labels. */
+export function inboundKey(proxy: Proxy): string {
+  const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
+  return `${proxy.ips.join(',')}|${proxy.namespace}|${labels}`;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+import { encodeMessage } from '../../xds/protos';
+import {
+  ClusterContributor, EndpointContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
+} from '../api';
+
+/** What the sidecar generator is built with (the container passes the bound contributors). */
+export interface SidecarGeneratorOptions {
+  networkFilters: readonly NetworkFilterContributor[];
+  httpFilters: readonly HttpFilterContributor[];
+  clusters: readonly ClusterContributor[];
+  endpoints: readonly EndpointContributor[];
+  /** Virtual hosts also answer to `<host>.` (PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN, default true). */
+  absoluteFqdnDomain: boolean;
+}
+
+/** Options with every contributor list present, and the prefix of this generator's memo keys. */
+export interface SidecarContext extends SidecarGeneratorOptions {
+  memoPrefix: string;
+}
+
+/** Encodes named plain messages once; the result is what gets memoized and shared. */
+export function encodeNamed(typeUrl: string, messages: readonly Record<string, unknown>[], nameField = 'name'): XdsResource[] {
+  return messages.map((m) => ({ name: String(m[nameField]), body: encodeMessage(typeUrl, m) }));
+}
+
+/** Resources whose names were asked for (all of them for a wildcard request). */
+export function pick(resources: readonly XdsResource[], names: readonly string[] | undefined): XdsResource[] {
+  if (names === undefined) return [...resources];
+  const wanted = new Set(names);
+  return resources.filter((r) => wanted.has(r.name));
+}

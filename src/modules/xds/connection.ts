@@ -1,0 +1,47 @@
+import { Proxy } from '../model/proxy';
+import { XdsTypeUrl } from './type-urls';
+
+/** What one stream has asked for and been sent, per resource type. */
+export interface WatchState {
+  /** Subscribed names; `undefined` = wildcard (LDS/CDS with no names). */
+  names: Set<string> | undefined;
+  nonceSent: string;
+  versionSent: string;
+  nonceAcked: string;
+  versionAcked: string;
+  /** Last NACK message while the proxy still rejects this type. */
+  rejected?: string;
+  /** Name → body last sent: lets a push skip what the proxy already has, and drives delta removals. */
+  sent: Map<string, Buffer>;
+  /** When the last response was written. */
+  sentAt?: number;
+  ackedAt?: number;
+}
+
+export function newWatchState(names: Set<string> | undefined): WatchState {
+  return { names, nonceSent: '', versionSent: '', nonceAcked: '', versionAcked: '', sent: new Map() };
+}
+
+let counter = 0;
+
+/** One ADS stream of one proxy. */
+export class XdsConnection {
+  readonly id: string;
+  readonly connectedAt = new Date();
+  readonly watched = new Map<XdsTypeUrl, WatchState>();
+  private nonceCounter = 0;
+
+  constructor(
+    readonly proxy: Proxy,
+    readonly protocol: 'sotw' | 'delta',
+    readonly peer: string,
+  ) {
+    counter += 1;
+    this.id = `${proxy.id}-${counter}`;
+  }
+
+  nextNonce(): string {
+    this.nonceCounter += 1;
+    return `${this.id.length.toString(36)}${counter.toString(36)}-${this.nonceCounter}`;
+  }
+}

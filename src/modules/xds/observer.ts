@@ -1,0 +1,37 @@
+/**
+ * What the xDS server reports as it works; the daemon turns it into metrics
+ * (pilot_xds, pilot_xds_pushes, pilot_total_xds_rejects...). Kept as an interface so the
+ * server does not depend on a metrics library and tests can watch it directly.
+ */
+export type ShortType = 'lds' | 'rds' | 'cds' | 'eds';
+
+export interface XdsObserver {
+  /** A stream opened (+1) or closed (-1). */
+  connections(delta: number): void;
+  /** A response was built and written: its size and the seconds spent generating and writing it. */
+  pushed(type: ShortType, bytes: number, buildSeconds: number, sendSeconds: number): void;
+  sendError(type: ShortType): void;
+  buildError(type: ShortType): void;
+  /** The proxy rejected a response (NACK). */
+  rejected(type: ShortType, proxyId: string, message: string): void;
+  /** The proxy accepted a later response of a type it had rejected. */
+  rejectCleared(type: ShortType, proxyId: string): void;
+  expiredNonce(type: ShortType): void;
+  /** Seconds a proxy's push waited in the queue, and from the change to the proxy's last write. */
+  queued(seconds: number): void;
+  converged(seconds: number): void;
+  internalError(): void;
+}
+
+export const NOOP_OBSERVER: XdsObserver = {
+  connections: () => undefined,
+  pushed: () => undefined,
+  sendError: () => undefined,
+  buildError: () => undefined,
+  rejected: () => undefined,
+  rejectCleared: () => undefined,
+  expiredNonce: () => undefined,
+  queued: () => undefined,
+  converged: () => undefined,
+  internalError: () => undefined,
+};

@@ -1,0 +1,71 @@
+import { ChangeSet } from '../generators/api';
+import { parseClusterName } from '../generators/naming';
+import { Proxy } from '../model/proxy';
+import { PushContext } from '../model/push-context';
+import { PUSH_ORDER, TypeUrl, XdsTypeUrl } from './type-urls';
+
+/** For one proxy and one change: the types to regenerate, each for all its names or only some. */
+export type PushPlan = Map<XdsTypeUrl, 'all' | Set<string>>;
+
+const ROUTING_KINDS = ['VirtualService', 'DestinationRule', 'Sidecar', 'Gateway', 'ServiceEntry'];
+
+/**
+ * Decides what a change means for a proxy, so only what changed is pushed to whom it
+ * concerns: an endpoint change is an EDS push of the clusters of those hosts; a
+ * VirtualService change is LDS/RDS; a policy change is LDS; anything else is a full push.
+ */
+export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, watchedEds: ReadonlySet<string> | undefined): PushPlan {
+  const plan: PushPlan = new Map();
+  const kinds = new Set([...change.configs].map((k) => k.split('/')[0]));
+  if (change.full || [...kinds].some((k) => !ROUTING_KINDS.includes(k) && !POLICY_KINDS.includes(k) && k !== 'WorkloadEntry')) {
+    for (const t of PUSH_ORDER) plan.set(t, 'all');
+    return plan;
+  }
+  if (kinds.has('Sidecar') || kinds.has('Gateway') || kinds.has('DestinationRule') || change.services.size > 0) {
+    plan.set(TypeUrl.Cluster, 'all');
+    plan.set(TypeUrl.Listener, 'all');
+    plan.set(TypeUrl.RouteConfiguration, 'all');
+  }
+  if (kinds.has('VirtualService')) {
+    plan.set(TypeUrl.Listener, 'all');
+    plan.set(TypeUrl.RouteConfiguration, 'all');
+  }
+  if ([...kinds].some((k) => POLICY_KINDS.includes(k))) plan.set(TypeUrl.Listener, 'all');
+
+  const edsHosts = new Set([...change.endpoints, ...change.services]);
+  if (kinds.has('DestinationRule') || kinds.has('Sidecar')) {
+    // Subset membership may have moved: refresh every watched cluster.
+    plan.set(TypeUrl.ClusterLoadAssignment, 'all');
+  } else if (edsHosts.size > 0) {
+    const names = new Set<string>();
+    for (const name of watchedEds ?? []) {
+      const parsed = parseClusterName(name);
+      if (parsed && edsHosts.has(parsed.host)) names.add(name);
+    }
+    if (names.size > 0) plan.set(TypeUrl.ClusterLoadAssignment, names);
+  }
+  if (change.endpoints.size > 0 && proxy.generator !== 'grpc') {
+    // Clusters of DNS services carry their endpoints inline, and a proxy's own inbound
+    // listeners and clusters follow its service instances.
+    const inlineEndpoints = [...change.endpoints].some((h) => push.service(h)?.resolution !== 'STATIC');
+    const ownInstancesMoved = proxy.ips.some((ip) => change.workloadAddresses.has(ip));
+    if (inlineEndpoints || ownInstancesMoved) plan.set(TypeUrl.Cluster, 'all');
+    if (ownInstancesMoved) plan.set(TypeUrl.Listener, 'all');
+  }
+  return plan;
+}
+
+const POLICY_KINDS = ['RequestAuthentication', 'AuthorizationPolicy', 'PeerAuthentication'];
+
+/** Merges two change sets (debouncing, or a proxy whose previous push is still queued). */
+export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {
+  return {
+    full: a.full || b.full,
+    services: new Set([...a.services, ...b.services]),
+    endpoints: new Set([...a.endpoints, ...b.endpoints]),
+    configs: new Set([...a.configs, ...b.configs]),
+    workloadAddresses: new Set([...a.workloadAddresses, ...b.workloadAddresses]),
+  };
+}
+
+export const FULL_CHANGE: ChangeSet = { full: true, services: new Set(), endpoints: new Set(), configs: new Set(), workloadAddresses: new Set() };

@@ -1,0 +1,475 @@
+import * as grpc from '@grpc/grpc-js';
+import { once } from 'node:events';
+import { ChangeSet, XdsGenerator, XdsResource } from '../generators/api';
+import { ScopedLogger } from '../logging';
+import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
+import { PushContext } from '../model/push-context';
+import { newWatchState, WatchState, XdsConnection } from './connection';
+import { XdsObserver } from './observer';
+import { FULL_CHANGE, mergeChanges, planPush, PushPlan } from './push-plan';
+import { PushQueue } from './push-queue';
+import { structToJson } from './struct';
+import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from './type-urls';
+import { resourceVersion } from './versions';
+import {
+  decodeDeltaDiscoveryRequest,
+  decodeDiscoveryRequest,
+  DeltaDiscoveryRequest,
+  DeltaResource,
+  DiscoveryRequest,
+  encodeDeltaDiscoveryResponse,
+  encodeDiscoveryResponse,
+} from './wire';
+
+export interface XdsServerOptions {
+  /** Generators by node metadata GENERATOR; `''` serves Envoy sidecars and routers. */
+  generators: ReadonlyMap<string, XdsGenerator>;
+  /** MESH_DELTA_XDS: serve DeltaAggregatedResources too. */
+  deltaEnabled: boolean;
+  maxReceiveMessageBytes: number;
+  maxConcurrentStreams: number;
+  keepaliveIntervalMs: number;
+  keepaliveTimeoutMs: number;
+  /** Undefined = unlimited. */
+  maxConnectionAgeMs?: number;
+  pushConcurrency: number;
+  /** Identifier sent as `control_plane.identifier`. */
+  controlPlaneId: string;
+  logger: ScopedLogger;
+  observer: XdsObserver;
+  /** The current push context; undefined until the first one is built (requests then wait). */
+  currentPush: () => PushContext | undefined;
+}
+
+type Stream = grpc.ServerDuplexStream<Buffer, Buffer>;
+
+interface PendingPush {
+  push: PushContext;
+  change: ChangeSet;
+  /** When the earliest change in this push happened (for convergence time). */
+  changeAt: number;
+  enqueuedAt: number;
+}
+
+interface ConnectionState {
+  conn: XdsConnection;
+  stream: Stream;
+  closed: boolean;
+  /** Serializes request handling and pushes on one stream. */
+  chain: Promise<void>;
+  pending?: PendingPush;
+  scheduled: boolean;
+}
+
+const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
+
+/**
+ * The ADS server (DESIGN.md §2): speaks state-of-the-world and delta xDS, tracks versions,
+ * nonces, ACKs and NACKs per proxy and type, and pushes what changed to the proxies it
+ * concerns. It never builds config itself: generators do, from the push context.
+ */
+export class XdsServer {
+  private server: grpc.Server | undefined;
+  private readonly states = new Map<XdsConnection, ConnectionState>();
+  private readonly queue: PushQueue;
+
+  constructor(private readonly options: XdsServerOptions) {
+    this.queue = new PushQueue(options.pushConcurrency);
+  }
+
+  /** Binds `host:port` (port 0 picks one) and resolves with the bound port. */
+  async start(host: string, port: number): Promise<number> {
+    const o = this.options;
+    const channelOptions: grpc.ServerOptions = {
+      'grpc.max_receive_message_length': o.maxReceiveMessageBytes,
+      'grpc.max_send_message_length': -1,
+      'grpc.max_concurrent_streams': o.maxConcurrentStreams,
+      'grpc.keepalive_time_ms': o.keepaliveIntervalMs,
+      'grpc.keepalive_timeout_ms': o.keepaliveTimeoutMs,
+      'grpc.keepalive_permit_without_calls': 1,
+    };
+    if (o.maxConnectionAgeMs !== undefined && o.maxConnectionAgeMs < 2 ** 31 - 1) channelOptions['grpc.max_connection_age_ms'] = o.maxConnectionAgeMs;
+    const server = new grpc.Server(channelOptions);
+    const passThrough = (b: Buffer) => b;
+    const methods: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {
+      StreamAggregatedResources: {
+        path: `/${ADS_SERVICE}/StreamAggregatedResources`,
+        requestStream: true,
+        responseStream: true,
+        requestSerialize: passThrough,
+        requestDeserialize: decodeDiscoveryRequest as unknown as (b: Buffer) => Buffer,
+        responseSerialize: passThrough,
+        responseDeserialize: passThrough,
+      },
+    };
+    const handlers: grpc.UntypedServiceImplementation = {
+      StreamAggregatedResources: (stream: Stream) => this.serveStream(stream, 'sotw'),
+    };
+    if (o.deltaEnabled) {
+      methods.DeltaAggregatedResources = {
+        path: `/${ADS_SERVICE}/DeltaAggregatedResources`,
+        requestStream: true,
+        responseStream: true,
+        requestSerialize: passThrough,
+        requestDeserialize: decodeDeltaDiscoveryRequest as unknown as (b: Buffer) => Buffer,
+        responseSerialize: passThrough,
+        responseDeserialize: passThrough,
+      };
+      handlers.DeltaAggregatedResources = (stream: Stream) => this.serveStream(stream, 'delta');
+    }
+    server.addService(methods, handlers);
+    const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    const bound = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    this.server = server;
+    return bound;
+  }
+
+  /** Stops accepting streams, lets open ones finish for up to `graceMs`, then cuts them. */
+  async stop(graceMs: number): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const s of this.states.values()) s.stream.end();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, graceMs);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  connections(): XdsConnection[] {
+    return [...this.states.keys()];
+  }
+
+  /** Queues a push of `push` to every connected proxy the change concerns. */
+  pushAll(push: PushContext, change: ChangeSet, changeAt: number): void {
+    for (const state of this.states.values()) this.enqueue(state, push, change, changeAt);
+  }
+
+  private enqueue(state: ConnectionState, push: PushContext, change: ChangeSet, changeAt: number): void {
+    const now = Date.now();
+    state.pending = state.pending
+      ? { push, change: mergeChanges(state.pending.change, change), changeAt: Math.min(state.pending.changeAt, changeAt), enqueuedAt: state.pending.enqueuedAt }
+      : { push, change, changeAt, enqueuedAt: now };
+    if (state.scheduled) return;
+    state.scheduled = true;
+    void this.queue.run(async () => {
+      state.scheduled = false;
+      const pending = state.pending;
+      state.pending = undefined;
+      if (!pending || state.closed) return;
+      this.options.observer.queued((Date.now() - pending.enqueuedAt) / 1000);
+      await this.serialize(state, () => this.pushTo(state, pending));
+    });
+  }
+
+  private async pushTo(state: ConnectionState, pending: PendingPush): Promise<void> {
+    const { conn } = state;
+    const eds = conn.watched.get(TypeUrl.ClusterLoadAssignment);
+    const plan = planPush(pending.change, conn.proxy, pending.push, eds?.names);
+    let wrote = false;
+    let clustersKept = false;
+    for (const typeUrl of PUSH_ORDER) {
+      const scope = plan.get(typeUrl);
+      const watch = conn.watched.get(typeUrl);
+      if (!scope || !watch || state.closed) continue;
+      // Make before break: clusters that go away stay until routes no longer point at them.
+      const result = await this.respond(state, typeUrl, watch, pending.push, scope, false, typeUrl === TypeUrl.Cluster);
+      wrote = result.wrote || wrote;
+      if (typeUrl === TypeUrl.Cluster) clustersKept = result.kept;
+    }
+    const clusters = conn.watched.get(TypeUrl.Cluster);
+    if (clustersKept && clusters && !state.closed) {
+      wrote = (await this.respond(state, TypeUrl.Cluster, clusters, pending.push, 'all', false, false)).wrote || wrote;
+    }
+    if (wrote) this.options.observer.converged((Date.now() - pending.changeAt) / 1000);
+  }
+
+  private serveStream(stream: Stream, protocol: 'sotw' | 'delta'): void {
+    let state: ConnectionState | undefined;
+    const log = this.options.logger;
+    stream.on('data', (request: DiscoveryRequest | DeltaDiscoveryRequest) => {
+      if (!state) {
+        let proxy: Proxy;
+        try {
+          const node = request.node;
+          if (!node?.id) throw new ProxyIdError('the first request of a stream must carry node.id');
+          proxy = parseProxy(node.id, structToJson(node.metadata));
+        } catch (err) {
+          log.warn(`rejecting xDS stream from ${stream.getPeer()}: ${(err as Error).message}`);
+          stream.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: (err as Error).message });
+          return;
+        }
+        const conn = new XdsConnection(proxy, protocol, stream.getPeer());
+        state = { conn, stream, closed: false, chain: Promise.resolve(), scheduled: false };
+        this.states.set(conn, state);
+        this.options.observer.connections(1);
+        log.info(`new ${protocol === 'delta' ? 'delta ' : ''}connection for node:${proxy.id}`, { peer: conn.peer, generator: proxy.generator || 'envoy' });
+      }
+      const s = state;
+      void this.serialize(s, () =>
+        protocol === 'sotw' ? this.onSotwRequest(s, request as DiscoveryRequest) : this.onDeltaRequest(s, request as DeltaDiscoveryRequest),
+      );
+    });
+    const close = () => {
+      if (!state || state.closed) return;
+      state.closed = true;
+      this.states.delete(state.conn);
+      this.options.observer.connections(-1);
+      for (const [typeUrl, w] of state.conn.watched) if (w.rejected) this.options.observer.rejectCleared(SHORT_TYPE[typeUrl], state.conn.proxy.id);
+      log.info(`closed connection for node:${state.conn.proxy.id}`);
+    };
+    stream.on('end', () => {
+      close();
+      stream.end();
+    });
+    stream.on('error', () => close());
+    stream.on('close', () => close());
+    stream.on('cancelled', () => close());
+  }
+
+  private serialize(state: ConnectionState, work: () => Promise<void>): Promise<void> {
+    state.chain = state.chain.then(work).catch((err: Error) => {
+      this.options.observer.internalError();
+      this.options.logger.error(`xDS error for node:${state.conn.proxy.id}: ${err.stack ?? err.message}`);
+    });
+    return state.chain;
+  }
+
+  /** Waits for the first push context (requests may arrive before config has loaded). */
+  private async push(): Promise<PushContext> {
+    for (;;) {
+      const push = this.options.currentPush();
+      if (push) return push;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  private async onSotwRequest(state: ConnectionState, req: DiscoveryRequest): Promise<void> {
+    const typeUrl = req.type_url;
+    if (!isXdsTypeUrl(typeUrl)) {
+      this.options.logger.debug(`node:${state.conn.proxy.id} asked for unsupported type ${typeUrl}; ignoring`);
+      return;
+    }
+    const short = SHORT_TYPE[typeUrl];
+    let watch = state.conn.watched.get(typeUrl);
+    if (req.error_detail && req.error_detail.code) {
+      this.nack(state, typeUrl, watch, req.response_nonce, req.error_detail.message ?? '');
+      return;
+    }
+    const requested = namesOf(typeUrl, req.resource_names);
+    if (!watch || req.response_nonce === '') {
+      // A new subscription, or a proxy reconnecting with what it already has: answer in full.
+      watch = newWatchState(requested);
+      state.conn.watched.set(typeUrl, watch);
+      await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
+      return;
+    }
+    if (req.response_nonce !== watch.nonceSent) {
+      this.options.observer.expiredNonce(short);
+      this.options.logger.debug(`node:${state.conn.proxy.id} ${short}: expired nonce ${req.response_nonce} (sent ${watch.nonceSent})`);
+      return;
+    }
+    this.ack(state, typeUrl, watch, req.response_nonce, req.version_info);
+    if (!sameNames(watch.names, requested)) {
+      watch.names = requested;
+      await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
+    }
+  }
+
+  private async onDeltaRequest(state: ConnectionState, req: DeltaDiscoveryRequest): Promise<void> {
+    const typeUrl = req.type_url;
+    if (!isXdsTypeUrl(typeUrl)) {
+      this.options.logger.debug(`node:${state.conn.proxy.id} asked for unsupported type ${typeUrl}; ignoring`);
+      return;
+    }
+    let watch = state.conn.watched.get(typeUrl);
+    if (req.error_detail && req.error_detail.code) {
+      this.nack(state, typeUrl, watch, req.response_nonce, req.error_detail.message ?? '');
+      return;
+    }
+    const subscribe = req.resource_names_subscribe;
+    const unsubscribe = req.resource_names_unsubscribe;
+    if (!watch) {
+      const wildcard = subscribe.length === 0 ? typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster : subscribe.includes('*');
+      watch = newWatchState(wildcard ? undefined : new Set(subscribe));
+      // What the proxy already has (after a reconnect) need not be sent again.
+      for (const [name, version] of Object.entries(req.initial_resource_versions ?? {})) watch.sent.set(name, Buffer.from(`v:${version}`));
+      state.conn.watched.set(typeUrl, watch);
+      await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
+      return;
+    }
+    if (req.response_nonce !== '' && req.response_nonce !== watch.nonceSent && subscribe.length === 0 && unsubscribe.length === 0) {
+      this.options.observer.expiredNonce(SHORT_TYPE[typeUrl]);
+      return;
+    }
+    if (req.response_nonce !== '' && req.response_nonce === watch.nonceSent) this.ack(state, typeUrl, watch, req.response_nonce, watch.versionSent);
+    if (subscribe.length === 0 && unsubscribe.length === 0) return;
+    if (subscribe.includes('*')) watch.names = undefined;
+    const added = new Set<string>();
+    if (watch.names) {
+      for (const n of subscribe) if (!watch.names.has(n)) (watch.names.add(n), added.add(n));
+    }
+    for (const n of unsubscribe) {
+      if (n === '*') continue;
+      watch.names?.delete(n);
+      watch.sent.delete(n);
+    }
+    if (added.size > 0 || subscribe.includes('*')) await this.respond(state, typeUrl, watch, await this.push(), watch.names ? added : 'all', true);
+  }
+
+  private ack(state: ConnectionState, typeUrl: XdsTypeUrl, watch: WatchState, nonce: string, version: string): void {
+    watch.nonceAcked = nonce;
+    watch.versionAcked = version;
+    watch.ackedAt = Date.now();
+    if (watch.rejected !== undefined) {
+      watch.rejected = undefined;
+      this.options.observer.rejectCleared(SHORT_TYPE[typeUrl], state.conn.proxy.id);
+    }
+  }
+
+  private nack(state: ConnectionState, typeUrl: XdsTypeUrl, watch: WatchState | undefined, nonce: string, message: string): void {
+    const short = SHORT_TYPE[typeUrl];
+    if (watch && nonce !== watch.nonceSent) {
+      this.options.observer.expiredNonce(short);
+      return;
+    }
+    if (watch) watch.rejected = message;
+    this.options.observer.rejected(short, state.conn.proxy.id, message);
+    this.options.logger.warn(`${short.toUpperCase()}: ACK ERROR node:${state.conn.proxy.id} nonce:${nonce}: ${message}`);
+  }
+
+  /**
+   * Generates `typeUrl` for the proxy and writes what it does not have yet. `requested`
+   * answers a request: the response goes out even when nothing changed (the proxy waits
+   * for it). Returns whether anything was written.
+   */
+  private async respond(
+    state: ConnectionState,
+    typeUrl: XdsTypeUrl,
+    watch: WatchState,
+    push: PushContext,
+    scope: PushPlan extends Map<XdsTypeUrl, infer S> ? S : never,
+    requested: boolean,
+    keepRemoved = false,
+  ): Promise<{ wrote: boolean; kept: boolean }> {
+    const { conn } = state;
+    const short = SHORT_TYPE[typeUrl];
+    const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
+    if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
+    const started = process.hrtime.bigint();
+    let names: string[] | undefined;
+    if (watch.names) names = scope === 'all' ? [...watch.names] : [...scope].filter((n) => watch.names!.has(n));
+    else if (scope !== 'all' && conn.protocol === 'sotw' && isStateOfTheWorldType(typeUrl)) names = undefined;
+    else if (scope !== 'all') names = [...scope];
+    const nothing = { wrote: false, kept: false };
+    if (names && names.length === 0 && !requested) return nothing;
+    let resources: XdsResource[];
+    try {
+      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names });
+    } catch (err) {
+      this.options.observer.buildError(short);
+      throw err;
+    }
+    let kept = false;
+    if (keepRemoved) {
+      const generated = new Set(resources.map((r) => r.name));
+      for (const [name, body] of watch.sent) {
+        if (generated.has(name) || body.subarray(0, 2).toString() === 'v:') continue;
+        if (watch.names && !watch.names.has(name)) continue;
+        resources.push({ name, body });
+        kept = true;
+      }
+    }
+    const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const nonce = conn.nextNonce();
+    let body: Buffer;
+    if (conn.protocol === 'sotw') {
+      const fullState = isStateOfTheWorldType(typeUrl);
+      const changed = resources.filter((r) => !sameBody(watch.sent.get(r.name), r.body));
+      if (!requested && changed.length === 0 && !(fullState && hasRemovals(watch.sent, resources))) return { wrote: false, kept };
+      // LDS and CDS responses must list every resource; RDS and EDS only what changed.
+      const out = fullState || requested ? resources : changed;
+      if (fullState) watch.sent = new Map(resources.map((r) => [r.name, r.body]));
+      else for (const r of out) watch.sent.set(r.name, r.body);
+      body = encodeDiscoveryResponse(typeUrl, push.version, nonce, out, this.options.controlPlaneId);
+    } else {
+      const changed: DeltaResource[] = [];
+      for (const r of resources) {
+        const version = resourceVersion(r.body);
+        const had = watch.sent.get(r.name);
+        if (had && (sameBody(had, r.body) || had.toString() === `v:${version}`)) continue;
+        changed.push({ name: r.name, body: r.body, version });
+      }
+      const generated = new Set(resources.map((r) => r.name));
+      const removed: string[] = [];
+      const considered = names ? new Set(names) : undefined;
+      for (const name of watch.sent.keys()) if (!generated.has(name) && (!considered || considered.has(name))) removed.push(name);
+      if (names) for (const n of names) if (!generated.has(n) && !watch.sent.has(n) && requested) removed.push(n);
+      if (!requested && changed.length === 0 && removed.length === 0) return { wrote: false, kept };
+      for (const r of changed) watch.sent.set(r.name, r.body);
+      for (const n of removed) watch.sent.delete(n);
+      body = encodeDeltaDiscoveryResponse(typeUrl, push.version, nonce, changed, removed, this.options.controlPlaneId);
+    }
+    watch.nonceSent = nonce;
+    watch.versionSent = push.version;
+    watch.sentAt = Date.now();
+    const sendStarted = process.hrtime.bigint();
+    try {
+      await this.write(state, body);
+    } catch (err) {
+      this.options.observer.sendError(short);
+      this.options.logger.warn(`${short.toUpperCase()}: send failure for node:${conn.proxy.id}: ${(err as Error).message}`);
+      return nothing;
+    }
+    this.options.observer.pushed(short, body.length, buildSeconds, Number(process.hrtime.bigint() - sendStarted) / 1e9);
+    if (this.options.logger.enabled('debug')) {
+      this.options.logger.debug(`${short.toUpperCase()}: PUSH node:${conn.proxy.id} resources:${resources.length} size:${body.length} nonce:${nonce}`);
+    }
+    return { wrote: true, kept };
+  }
+
+  private async write(state: ConnectionState, body: Buffer): Promise<void> {
+    if (state.closed) throw new Error('stream closed');
+    if (!state.stream.write(body)) await once(state.stream, 'drain');
+  }
+
+  /** A proxy connected before the first push context was ready gets it now (see `push()`). */
+  pushFull(push: PushContext): void {
+    this.pushAll(push, FULL_CHANGE, Date.now());
+  }
+}
+
+/** LDS and CDS are state-of-the-world types: every response lists all resources. */
+function isStateOfTheWorldType(typeUrl: XdsTypeUrl): boolean {
+  return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
+}
+
+function namesOf(typeUrl: XdsTypeUrl, names: string[]): Set<string> | undefined {
+  if (names.length === 0 || names.includes('*')) return isStateOfTheWorldType(typeUrl) || names.includes('*') ? undefined : new Set();
+  return new Set(names);
+}
+
+function sameNames(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.size !== b.size) return false;
+  for (const n of a) if (!b.has(n)) return false;
+  return true;
+}
+
+function sameBody(a: Buffer | undefined, b: Buffer): boolean {
+  return a !== undefined && (a === b || a.equals(b));
+}
+
+function hasRemovals(sent: Map<string, Buffer>, resources: readonly XdsResource[]): boolean {
+  if (sent.size !== resources.length) return true;
+  for (const r of resources) if (!sent.has(r.name)) return true;
+  return false;
+}

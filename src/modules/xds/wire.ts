@@ -1,0 +1,99 @@
+import * as protobuf from 'protobufjs';
+import { messageType } from './protos';
+
+/**
+ * Hand-framed discovery responses. Resources arrive already encoded (and shared between
+ * proxies through the push context), so a response is only their concatenation with a few
+ * header fields: no per-proxy re-encoding of the Envoy messages.
+ */
+export interface EncodedResource {
+  name: string;
+  body: Buffer;
+}
+
+/** google.protobuf.Any { type_url = 1; value = 2 } */
+function writeAny(w: protobuf.Writer, field: number, typeUrl: string, body: Uint8Array): void {
+  w.uint32((field << 3) | 2).fork();
+  w.uint32((1 << 3) | 2).string(typeUrl);
+  w.uint32((2 << 3) | 2).bytes(body);
+  w.ldelim();
+}
+
+/** envoy.service.discovery.v3.DiscoveryResponse */
+export function encodeDiscoveryResponse(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): Buffer {
+  const w = protobuf.Writer.create();
+  w.uint32((1 << 3) | 2).string(versionInfo);
+  for (const r of resources) writeAny(w, 2, typeUrl, r.body);
+  w.uint32((4 << 3) | 2).string(typeUrl);
+  w.uint32((5 << 3) | 2).string(nonce);
+  writeControlPlane(w, 6, controlPlane);
+  return Buffer.from(w.finish());
+}
+
+export interface DeltaResource extends EncodedResource {
+  version: string;
+}
+
+/** envoy.service.discovery.v3.DeltaDiscoveryResponse */
+export function encodeDeltaDiscoveryResponse(
+  typeUrl: string,
+  systemVersion: string,
+  nonce: string,
+  resources: readonly DeltaResource[],
+  removed: readonly string[],
+  controlPlane: string,
+): Buffer {
+  const w = protobuf.Writer.create();
+  w.uint32((1 << 3) | 2).string(systemVersion);
+  for (const r of resources) {
+    // Resource { version = 1; resource = 2; name = 3 }
+    w.uint32((2 << 3) | 2).fork();
+    w.uint32((1 << 3) | 2).string(r.version);
+    writeAny(w, 2, typeUrl, r.body);
+    w.uint32((3 << 3) | 2).string(r.name);
+    w.ldelim();
+  }
+  w.uint32((4 << 3) | 2).string(typeUrl);
+  w.uint32((5 << 3) | 2).string(nonce);
+  for (const name of removed) w.uint32((6 << 3) | 2).string(name);
+  writeControlPlane(w, 7, controlPlane);
+  return Buffer.from(w.finish());
+}
+
+/** config.core.v3.ControlPlane { identifier = 1 } */
+function writeControlPlane(w: protobuf.Writer, field: number, identifier: string): void {
+  w.uint32((field << 3) | 2).fork();
+  w.uint32((1 << 3) | 2).string(identifier);
+  w.ldelim();
+}
+
+export interface DiscoveryRequest {
+  version_info: string;
+  node?: { id?: string; cluster?: string; metadata?: Record<string, unknown> };
+  resource_names: string[];
+  type_url: string;
+  response_nonce: string;
+  error_detail?: { code?: number; message?: string };
+}
+
+export interface DeltaDiscoveryRequest {
+  node?: { id?: string; cluster?: string; metadata?: Record<string, unknown> };
+  type_url: string;
+  resource_names_subscribe: string[];
+  resource_names_unsubscribe: string[];
+  initial_resource_versions: Record<string, string>;
+  response_nonce: string;
+  error_detail?: { code?: number; message?: string };
+}
+
+const DECODE_OPTIONS: protobuf.IConversionOptions = { json: true, enums: String, longs: String, defaults: true, arrays: true, objects: true, oneofs: true };
+
+export function decodeDiscoveryRequest(bytes: Buffer): DiscoveryRequest {
+  const type = messageType('envoy.service.discovery.v3.DiscoveryRequest');
+  return type.toObject(type.decode(bytes), DECODE_OPTIONS) as DiscoveryRequest;
+}
+
+export function decodeDeltaDiscoveryRequest(bytes: Buffer): DeltaDiscoveryRequest {
+  const type = messageType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
+  return type.toObject(type.decode(bytes), DECODE_OPTIONS) as DeltaDiscoveryRequest;
+}
