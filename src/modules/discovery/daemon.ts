@@ -5,15 +5,6 @@ import { ConfigIssue, FileConfigSource, KindRegistry, KindRegistryToken, MemoryC
 import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { ConfigResource } from '../config/resource';
 import { configzHandler, DebugHandler, DebugHttpServer, pluginsHandler, registryzHandler } from '../debug';
-import {
-  ClusterContributor,
-  EndpointContributor,
-  HttpFilterContributor,
-  NetworkFilterContributor,
-  XdsGenerator,
-} from '../generators/api';
-import { GrpcGenerator } from '../generators/grpc/generator';
-import { SidecarGenerator } from '../generators/sidecar';
 import { Logging, LoggingToken } from '../logging';
 import { DaemonMetrics, formatListenAddress, MonitoringServer, parseListenAddress } from '../monitoring';
 import { PluginStatus, PluginStatusToken } from '../plugins';
@@ -22,6 +13,7 @@ import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
 import { pushThrottleFrom } from '../xds/push-queue';
 import { metricsObserver, pipelineObserver } from './observers';
+import { generatorsFrom } from './generators';
 import { PushCoordinator } from './push-coordinator';
 import { configDump, findConnection, syncz } from './xds-debug';
 
@@ -126,7 +118,7 @@ export class Daemon {
     this.coordinator.start();
 
     this.xds = new XdsServer({
-      generators: this.generators(),
+      generators: generatorsFrom(this.container, this.settings),
       deltaEnabled: this.settings.bool('MESH_DELTA_XDS'),
       maxReceiveMessageBytes: this.settings.int('MESH_GPRC_MAXRECVMSGSIZE'),
       maxConcurrentStreams: this.settings.int('MESH_GPRC_MAXSTREAMS'),
@@ -193,24 +185,6 @@ export class Daemon {
     }
     const resources = [...this.store.snapshot().values()].reduce((n, list) => n + list.length, 0);
     log.info(`loaded ${resources} resources from ${this.flags.configDir}; watching for changes`);
-  }
-
-  private generators(): Map<string, XdsGenerator> {
-    const all = <T>(token: symbol): T[] => (this.container.isBound(token) ? this.container.getAll<T>(token) : []);
-    const endpoints = all<EndpointContributor>(EndpointContributor);
-    return new Map<string, XdsGenerator>([
-      [
-        '',
-        new SidecarGenerator({
-          networkFilters: all<NetworkFilterContributor>(NetworkFilterContributor),
-          httpFilters: all<HttpFilterContributor>(HttpFilterContributor),
-          clusters: all<ClusterContributor>(ClusterContributor),
-          endpoints,
-          absoluteFqdnDomain: this.settings.bool('PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN'),
-        }),
-      ],
-      ['grpc', new GrpcGenerator(endpoints)],
-    ]);
   }
 
   private debugHandlers(): DebugHandler[] {

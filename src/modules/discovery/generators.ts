@@ -1,0 +1,37 @@
+import type { Container } from 'inversify';
+import {
+  ClusterContributor,
+  EndpointContributor,
+  HttpFilterContributor,
+  NetworkFilterContributor,
+  XdsGenerator,
+} from '../generators/api';
+import { GrpcGenerator } from '../generators/grpc/generator';
+import { SidecarGenerator } from '../generators/sidecar';
+import { Settings } from '../settings';
+
+/** Everything bound to a contribution point (none when no plugin provides it). */
+export function contributions<T>(container: Container, token: symbol): T[] {
+  return container.isBound(token) ? container.getAll<T>(token) : [];
+}
+
+/**
+ * The generators by node metadata GENERATOR (`''` = Envoy sidecars and the built-in proxy,
+ * `grpc` = proxyless gRPC), with the enabled plugins' contributions.
+ */
+export function generatorsFrom(container: Container, settings: Settings): Map<string, XdsGenerator> {
+  const endpoints = contributions<EndpointContributor>(container, EndpointContributor);
+  return new Map<string, XdsGenerator>([
+    [
+      '',
+      new SidecarGenerator({
+        networkFilters: contributions<NetworkFilterContributor>(container, NetworkFilterContributor),
+        httpFilters: contributions<HttpFilterContributor>(container, HttpFilterContributor),
+        clusters: contributions<ClusterContributor>(container, ClusterContributor),
+        endpoints,
+        absoluteFqdnDomain: settings.bool('PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN'),
+      }),
+    ],
+    ['grpc', new GrpcGenerator(endpoints)],
+  ]);
+}
