@@ -9,3 +9,16 @@ export { command, CommandContribution, MeshCommand, GroupCommand, CommandError }
 export * as flags from './modules/cli/flags';
 export { Settings, SettingsToken, Duration, SettingDefinition } from './modules/settings';
 export { Logging, LoggingToken, ScopedLogger } from './modules/logging';
+export {
+  NetworkFilterContributor,
+  HttpFilterContributor,
+  HttpConnectionManagerContributor,
+  ClusterContributor,
+  EndpointContributor,
+  FilterChainContext,
+  EnvoyFilter,
+  XdsGenerator,
+  XdsGeneratorToken,
+} from './modules/generators/api';
+export { PushContext, Proxy } from './modules/model';
+export { Service, ServicePort, ServiceEndpoint } from './modules/registry';

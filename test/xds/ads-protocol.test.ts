@@ -103,15 +103,16 @@ describe('ADS protocol: versions, nonces, ACK, NACK, delta', function () {
   it('ignores a request with an expired nonce and counts it', async () => {
     const client = new SotwClient(daemon.grpcPort, sidecarNode('10.9.0.3', 'foo'));
     clients.push(client);
-    const before = metricValue(await metrics(), 'pilot_xds_expired_nonce', { type: 'cds' });
     client.send({ type_url: CDS });
     let res = await client.next(CDS);
     // Let pushes from earlier tests' file changes settle before the probe; ACK the latest.
     for (let more = await client.nothingFor(400, CDS); more; more = await client.nothingFor(400, CDS)) res = more;
     client.ack(res);
+    const before = metricValue(await metrics(), 'pilot_xds_expired_nonce', { type: 'cds' });
     client.send({ type_url: CDS, response_nonce: 'not-a-nonce-we-sent', version_info: res.version_info });
     expect(await client.nothingFor(300, CDS)).to.equal(undefined);
-    expect(metricValue(await metrics(), 'pilot_xds_expired_nonce', { type: 'cds' })).to.equal(before + 1);
+    // At least ours (a push racing the ACK above would count too).
+    expect(metricValue(await metrics(), 'pilot_xds_expired_nonce', { type: 'cds' })).to.be.at.least(before + 1);
   });
 
   it('pushes only EDS when only endpoints change', async () => {

@@ -12,7 +12,7 @@ import { mockServiceEntries } from '../registry/mock';
 import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
 import { pushThrottleFrom } from '../xds/push-queue';
-import { metricsObserver, pipelineObserver } from './observers';
+import { metricsObserver, pipelineObserver, xdsCacheFrom } from './observers';
 import { generatorsFrom } from './generators';
 import { PushCoordinator } from './push-coordinator';
 import { configDump, findConnection, syncz } from './xds-debug';
@@ -110,6 +110,7 @@ export class Daemon {
         debounceMaxMs: this.settings.duration('PILOT_DEBOUNCE_MAX').milliseconds,
         edsDebounce: this.settings.bool('PILOT_ENABLE_EDS_DEBOUNCE'),
         extraServiceEntries: registries.includes('Mock') ? mockServiceEntries(f.domain) : ([] as ConfigResource<ServiceEntrySpec>[]),
+        cache: xdsCacheFrom(this.settings, this.metrics),
       },
       (push, change, at) => this.xds?.pushAll(push, change, at),
       pipelineObserver(this.metrics, this.logging.scope('model')),

@@ -2,6 +2,7 @@ import type { Container } from 'inversify';
 import {
   ClusterContributor,
   EndpointContributor,
+  HttpConnectionManagerContributor,
   HttpFilterContributor,
   NetworkFilterContributor,
   XdsGenerator,
@@ -29,6 +30,7 @@ export function generatorsFrom(container: Container, settings: Settings): Map<st
         httpFilters: contributions<HttpFilterContributor>(container, HttpFilterContributor),
         clusters: contributions<ClusterContributor>(container, ClusterContributor),
         endpoints,
+        connectionManagers: contributions<HttpConnectionManagerContributor>(container, HttpConnectionManagerContributor),
         absoluteFqdnDomain: settings.bool('PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN'),
       }),
     ],

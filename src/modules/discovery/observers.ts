@@ -1,5 +1,7 @@
 import { ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
+import { Settings } from '../settings';
+import { CachedType, XdsCache } from '../xds/cache';
 import { XdsObserver } from '../xds/observer';
 import { PushPipelineObserver } from './push-coordinator';
 
@@ -58,4 +60,28 @@ export function pipelineObserver(m: DaemonMetrics, logger: ScopedLogger): PushPi
       logger.warn(`host ${host} is declared by ${kept} and ${ignored}; ${ignored} is ignored for it`);
     },
   };
+}
+
+/**
+ * The xDS cache per PILOT_ENABLE_XDS_CACHE (off: no cache), PILOT_ENABLE_CDS_CACHE,
+ * PILOT_ENABLE_RDS_CACHE and PILOT_XDS_CACHE_SIZE; hit and miss counts only with
+ * PILOT_XDS_CACHE_STATS, as they cost a little on every read.
+ */
+export function xdsCacheFrom(settings: Settings, m: DaemonMetrics): XdsCache | undefined {
+  if (!settings.bool('PILOT_ENABLE_XDS_CACHE')) return undefined;
+  const types = new Set<CachedType>(['eds']);
+  if (settings.bool('PILOT_ENABLE_CDS_CACHE')) types.add('cds');
+  if (settings.bool('PILOT_ENABLE_RDS_CACHE')) types.add('rds');
+  const stats = settings.bool('PILOT_XDS_CACHE_STATS');
+  return new XdsCache({
+    maxEntries: Math.max(1, settings.int('PILOT_XDS_CACHE_SIZE')),
+    types,
+    observer: {
+      read: (hit) => {
+        if (stats) m.xdsCacheReads.inc({ type: hit ? 'hit' : 'miss' });
+      },
+      evicted: (reason, count) => m.xdsCacheEvictions.inc({ type: reason }, count),
+      size: (type, entries) => m.xdsCacheSize.set({ type }, entries),
+    },
+  });
 }

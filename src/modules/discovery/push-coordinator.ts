@@ -1,4 +1,4 @@
-import { ConfigChange, ConfigStore } from '../config/store';
+import { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/store';
 import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { WorkloadEntrySpec } from '../config/kinds/workload-entry';
 import { ConfigResource } from '../config/resource';
@@ -6,7 +6,9 @@ import { ChangeSet } from '../generators/api';
 import { ScopedLogger } from '../logging';
 import { PushContext, PushContextOptions } from '../model/push-context';
 import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
+import { XdsCache } from '../xds/cache';
 import { Debouncer } from '../xds/debouncer';
+import { cacheInvalidation } from './cache-invalidation';
 import { diffRegistries } from './registry-diff';
 
 export interface PushPipelineObserver {
@@ -28,6 +30,8 @@ export interface PushCoordinatorOptions extends PushContextOptions {
   edsDebounce: boolean;
   /** ServiceEntries from registries other than config (the Mock registry). */
   extraServiceEntries: readonly ConfigResource<ServiceEntrySpec>[];
+  /** The xDS cache kept across pushes; undefined when PILOT_ENABLE_XDS_CACHE is off. */
+  cache?: XdsCache;
 }
 
 interface PendingChange {
@@ -43,6 +47,7 @@ interface PendingChange {
 export class PushCoordinator {
   private current: PushContext | undefined;
   private registry: ServiceRegistrySnapshot = { services: new Map(), endpoints: new Map() };
+  private snapshot: ConfigSnapshot = new Map();
   private version = 0;
   private readonly debouncer: Debouncer<PendingChange>;
   private unsubscribe: (() => void) | undefined;
@@ -106,9 +111,16 @@ export class PushCoordinator {
     const workloadEntries = (snapshot.get('WorkloadEntry') ?? []) as ConfigResource<WorkloadEntrySpec>[];
     const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored));
     const diff = diffRegistries(this.registry, registry);
+    const cache = this.options.cache;
+    if (cache) {
+      const invalidation = cacheInvalidation(changes, diff, this.snapshot, snapshot, this.options);
+      if (invalidation === 'all') cache.clear();
+      else cache.invalidate(invalidation);
+    }
     this.registry = registry;
+    this.snapshot = snapshot;
     this.version += 1;
-    const push = new PushContext(pushVersion(this.version), snapshot, registry, this.options);
+    const push = new PushContext(pushVersion(this.version), snapshot, registry, this.options, cache);
     this.current = push;
     const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
     this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);

@@ -94,3 +94,15 @@ export const EndpointContributor = Symbol.for('mesh.EndpointContributor');
 export interface EndpointContributor {
   patchEndpoint(lbEndpoint: Record<string, unknown>, endpoint: import('../registry/model').ServiceEndpoint): void;
 }
+
+/**
+ * Contribution point: adjustments to each HTTP connection manager of the sidecar's listeners
+ * (protocol options, `use_remote_address`...). Called after the manager's own fields and HTTP
+ * filters are set; `context.direction` tells inbound from outbound. Output must depend only on
+ * what the generator's memo keys cover (for outbound: the proxy's namespace and scope).
+ */
+export const HttpConnectionManagerContributor = Symbol.for('mesh.HttpConnectionManagerContributor');
+export interface HttpConnectionManagerContributor {
+  /** Mutates the plain HttpConnectionManager (the `typed_config`, with its `@type`) before it is encoded. */
+  patchConnectionManager(hcm: Record<string, unknown>, context: FilterChainContext): void;
+}

@@ -5,6 +5,7 @@ import { SidecarSpec } from '../config/kinds/sidecar';
 import { VirtualServiceSpec } from '../config/kinds/virtual-service';
 import { labelsMatch, Service, ServiceEndpoint } from '../registry/model';
 import { ServiceRegistrySnapshot } from '../registry/build';
+import { CachedType, XdsCache } from '../xds/cache';
 import { Proxy } from './proxy';
 
 
@@ -33,6 +34,8 @@ export class PushContext {
     readonly config: ConfigSnapshot,
     readonly registry: ServiceRegistrySnapshot,
     readonly options: PushContextOptions,
+    /** Encoded resources kept across pushes (PILOT_ENABLE_XDS_CACHE); absent when off. */
+    private readonly cache?: XdsCache,
   ) {
     this.services = [...registry.services.values()];
     for (const vs of this.resources<VirtualServiceSpec>('VirtualService')) {
@@ -69,8 +72,7 @@ export class PushContext {
 
   /** A short host (`reviews`) in a rule of namespace `ns` means `reviews.<ns>.svc.<domain>`. */
   qualify(host: string, namespace: string): string {
-    if (host.includes('.') || host === '*') return host;
-    return `${host}.${namespace}.svc.${this.options.domain}`;
+    return qualifyHost(host, namespace, this.options.domain);
   }
 
   /**
@@ -145,6 +147,23 @@ export class PushContext {
     this.memo.set(key, value);
     return value;
   }
+
+  /**
+   * Like `memoize`, and also kept across pushes in the xDS cache until a change touches one of
+   * `dependencies` (`host:<hostname>`, `kind:<Kind>`, `services` = any service definition).
+   * The key must name every other input.
+   */
+  cached<T>(type: CachedType, key: string, dependencies: readonly string[], build: () => T): T {
+    const cache = this.cache;
+    if (!cache) return this.memoize(`${type}/${key}`, build);
+    return this.memoize(`${type}/${key}`, () => cache.get(type, key, dependencies, build));
+  }
+}
+
+/** `reviews` in namespace `ns` → `reviews.ns.svc.<domain>`; names with a dot and `*` stay. */
+export function qualifyHost(host: string, namespace: string, domain: string): string {
+  if (host.includes('.') || host === '*') return host;
+  return `${host}.${namespace}.svc.${domain}`;
 }
 
 export function isExportedTo(exportTo: readonly string[], ownerNamespace: string, viewerNamespace: string): boolean {

@@ -81,7 +81,7 @@ export class GrpcGenerator implements XdsGenerator {
   private routeConfiguration(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
     const parsed = parseClusterName(name);
     if (!parsed || parsed.direction !== 'outbound') return undefined;
-    return push.memoize(`grpc/rds/${proxy.namespace}/${name}`, () => {
+    return push.cached('rds', `grpc/${proxy.namespace}/${name}`, [`host:${parsed.host}`, 'services', 'kind:VirtualService', 'kind:DestinationRule'], () => {
       const service = push.service(parsed.host);
       const port = service?.ports.find((p) => p.number === parsed.port);
       if (!service || !port) return undefined;
@@ -95,7 +95,8 @@ export class GrpcGenerator implements XdsGenerator {
   private cluster(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
     const parsed = parseClusterName(name);
     if (!parsed || parsed.direction !== 'outbound') return undefined;
-    const all = push.memoize(`grpc/cds/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${parsed.host}/${parsed.port}`, () => {
+    const key = `grpc/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${parsed.host}/${parsed.port}`;
+    const all = push.cached('cds', key, [`host:${parsed.host}`], () => {
       const service = push.service(parsed.host);
       const port = service?.ports.find((p) => p.number === parsed.port);
       if (!service || !port) return new Map<string, Buffer>();
@@ -106,7 +107,8 @@ export class GrpcGenerator implements XdsGenerator {
   }
 
   private loadAssignment(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
-    return push.memoize(`grpc/eds/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${name}`, () => {
+    const host = parseClusterName(name)?.host ?? '';
+    return push.cached('eds', `grpc/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${name}`, [`host:${host}`], () => {
       const cla = buildLoadAssignment(push, proxy, name, this.endpointContributors);
       return cla ? encodeMessage(TypeUrl.ClusterLoadAssignment, cla) : undefined;
     });

@@ -19,7 +19,10 @@ export const INBOUND_PASSTHROUGH_BIND = '127.0.0.6';
 
 export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
-  const outbound = push.memoize(`${ctx.memoPrefix}/cds-out/${configKey(push, proxy, scope)}`, () =>
+  // Clusters read every service of the scope and their DestinationRules; DNS clusters also
+  // carry their endpoints.
+  const dependencies = ['services', 'kind:DestinationRule', ...scope.services.filter((s) => s.resolution !== 'STATIC').map((s) => `host:${s.hostname}`)];
+  const outbound = push.cached('cds', `${ctx.memoPrefix}/out/${configKey(push, proxy, scope)}`, dependencies, () =>
     encodeNamed(
       TypeUrl.Cluster,
       scope.services.flatMap((service) =>

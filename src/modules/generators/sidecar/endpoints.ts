@@ -20,7 +20,7 @@ export function sidecarEndpoints(ctx: SidecarContext, push: PushContext, proxy: 
     if (!parsed || parsed.direction !== 'outbound' || !inScope.has(parsed.host)) continue;
     // Only a subset's endpoints depend on the proxy (through the DestinationRule it sees).
     const dr = parsed.subset ? push.destinationRuleFor(parsed.host, proxy) : undefined;
-    const body = push.memoize(`${ctx.memoPrefix}/eds/${name}/${dr ? resourceKey(dr) : ''}`, () => {
+    const body = push.cached('eds', `${ctx.memoPrefix}/${name}/${dr ? resourceKey(dr) : ''}`, [`host:${parsed.host}`], () => {
       const cla = buildLoadAssignment(push, proxy, name, ctx.endpoints);
       return cla ? encodeMessage(TypeUrl.ClusterLoadAssignment, cla) : undefined;
     });

@@ -40,6 +40,12 @@ export function tcpChainFilters(ctx: SidecarContext, chain: FilterChainContext, 
   return [...before, terminal ?? proxyFilter];
 }
 
+/** Lets every HttpConnectionManagerContributor adjust the connection manager's config. */
+function withContributions(ctx: SidecarContext, chain: FilterChainContext, hcm: EnvoyFilter): EnvoyFilter {
+  for (const c of ctx.connectionManagers) c.patchConnectionManager(hcm.typed_config, chain);
+  return hcm;
+}
+
 function contributedHttpFilters(ctx: SidecarContext, chain: FilterChainContext): EnvoyFilter[] {
   return ctx.httpFilters.flatMap((c) => c.httpFilters(chain));
 }
@@ -49,7 +55,7 @@ function contributedHttpFilters(ctx: SidecarContext, chain: FilterChainContext):
  * contributed ones, then CORS (optional: a client without it ignores it), fault, router.
  */
 export function outboundHcm(ctx: SidecarContext, chain: FilterChainContext, statPrefix: string, routeName: string): EnvoyFilter {
-  return {
+  return withContributions(ctx, chain, {
     name: HCM_FILTER,
     typed_config: {
       '@type': HCM_TYPE,
@@ -63,12 +69,12 @@ export function outboundHcm(ctx: SidecarContext, chain: FilterChainContext, stat
       ],
       upgrade_configs: [{ upgrade_type: 'websocket' }],
     },
-  };
+  });
 }
 
 /** Inbound HTTP connection manager: one inline route sending everything to the inbound cluster. */
 export function inboundHcm(ctx: SidecarContext, chain: FilterChainContext, statPrefix: string, cluster: string): EnvoyFilter {
-  return {
+  return withContributions(ctx, chain, {
     name: HCM_FILTER,
     typed_config: {
       '@type': HCM_TYPE,
@@ -87,5 +93,5 @@ export function inboundHcm(ctx: SidecarContext, chain: FilterChainContext, statP
       http_filters: [...contributedHttpFilters(ctx, chain), router()],
       upgrade_configs: [{ upgrade_type: 'websocket' }],
     },
-  };
+  });
 }

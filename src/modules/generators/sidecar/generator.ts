@@ -27,6 +27,7 @@ export class SidecarGenerator implements XdsGenerator {
       httpFilters: options.httpFilters ?? [],
       clusters: options.clusters ?? [],
       endpoints: options.endpoints ?? [],
+      connectionManagers: options.connectionManagers ?? [],
       absoluteFqdnDomain: options.absoluteFqdnDomain ?? true,
       // Generators with different contributors must not share memoized output.
       memoPrefix: `sidecar#${instances++}`,

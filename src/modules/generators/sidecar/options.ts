@@ -1,6 +1,6 @@
 import { encodeMessage } from '../../xds/protos';
 import {
-  ClusterContributor, EndpointContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
+  ClusterContributor, EndpointContributor, HttpConnectionManagerContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
 } from '../api';
 
 /** What the sidecar generator is built with (the container passes the bound contributors). */
@@ -9,6 +9,8 @@ export interface SidecarGeneratorOptions {
   httpFilters: readonly HttpFilterContributor[];
   clusters: readonly ClusterContributor[];
   endpoints: readonly EndpointContributor[];
+  /** Applied to every HTTP connection manager, after its filters are set. */
+  connectionManagers: readonly HttpConnectionManagerContributor[];
   /** Virtual hosts also answer to `<host>.` (PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN, default true). */
   absoluteFqdnDomain: boolean;
 }

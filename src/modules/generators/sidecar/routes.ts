@@ -9,6 +9,9 @@ import { PASSTHROUGH_CLUSTER } from './clusters';
 import { SidecarContext } from './options';
 import { configKey, parseRouteName, routeNameOf, SidecarScope, sidecarScope } from './scope';
 
+/** A route table reads every service on its port and the VirtualServices and DestinationRules for them. */
+const ROUTE_DEPENDENCIES = ['services', 'kind:VirtualService', 'kind:DestinationRule'];
+
 export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
   // Without capture there is no original destination to pass unknown hosts through to.
@@ -16,7 +19,7 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
   const out: XdsResource[] = [];
   for (const name of names ?? scope.ports.filter((p) => p.http.length > 0).map(routeNameOf)) {
     if (!parseRouteName(name)) continue;
-    const body = push.memoize(`${ctx.memoPrefix}/rds/${key}/${name}`, () =>
+    const body = push.cached('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, () =>
       encodeMessage(TypeUrl.RouteConfiguration, buildRouteConfiguration(ctx, push, proxy, scope, name)),
     );
     out.push({ name, body });

@@ -1,0 +1,308 @@
+/**
+ * The daemon under test, in its own process (so its RSS and CPU are its own): started as a user
+ * would (`pilot-discovery discovery --configDir ...` on loopback, ports picked by the system,
+ * learned from its log), like test/helpers/daemon.ts does.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+
+export class BenchError extends Error {}
+
+export interface DaemonOptions {
+  configDir: string;
+  /** Where the daemon's output goes (kept with --keep). */
+  logFile: string;
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeArgs: string[];
+  env: NodeJS.ProcessEnv;
+  startTimeoutMs: number;
+}
+
+export class Daemon {
+  grpcPort = 0;
+  monitoringPort = 0;
+  private tail = '';
+  private readonly log: fs.WriteStream;
+  private readonly waiters: Array<() => void> = [];
+  private readonly exited: Promise<number | null>;
+  /** Lines worth reporting (rejected config, internal errors). */
+  readonly problems: string[] = [];
+  private stopping = false;
+
+  private constructor(readonly child: ChildProcess, options: DaemonOptions) {
+    this.log = fs.createWriteStream(options.logFile);
+    let partial = '';
+    const onData = (d: Buffer) => {
+      this.log.write(d);
+      const text = partial + d.toString();
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (/rejected config|xDS error|push context build failed|ACK ERROR|send failure/.test(line) && this.problems.length < 20) this.problems.push(line);
+      }
+      // Start-up lines are all that is looked for; keep the tail bounded.
+      this.tail = (this.tail + d.toString()).slice(-200_000);
+      for (const w of this.waiters.splice(0)) w();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code) => {
+        for (const w of this.waiters.splice(0)) w();
+        resolve(code);
+      }),
+    );
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Throws when the daemon died on its own. */
+  check(): void {
+    if (!this.alive && !this.stopping) {
+      throw new BenchError(`the daemon exited (code ${this.child.exitCode}, signal ${this.child.signalCode}); last output:\n${this.tail.slice(-3000)}`);
+    }
+  }
+
+  static async start(options: DaemonOptions): Promise<Daemon> {
+    const main = path.join(REPO_ROOT, 'dist', 'src', 'main.js');
+    if (!fs.existsSync(main)) throw new BenchError(`${main} is missing: build the daemon first (npm run build)`);
+    const child = spawn(
+      process.execPath,
+      [
+        ...options.nodeArgs,
+        path.join(REPO_ROOT, 'bin', 'pilot-discovery'),
+        'discovery',
+        '--configDir',
+        options.configDir,
+        '--grpcAddr',
+        '127.0.0.1:0',
+        '--httpAddr',
+        '127.0.0.1:0',
+        '--monitoringAddr',
+        '127.0.0.1:0',
+      ],
+      { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const daemon = new Daemon(child, options);
+    const port = async (what: string) => Number(/(\d+)\s*$/.exec(await daemon.waitForLog(new RegExp(`${what} listening on \\S+:\\d+`), options.startTimeoutMs))![1]);
+    daemon.grpcPort = await port('xDS \\(gRPC\\)');
+    daemon.monitoringPort = await port('monitoring');
+    await daemon.waitForLog(/daemon ready/, options.startTimeoutMs);
+    return daemon;
+  }
+
+  waitForLog(pattern: RegExp, timeoutMs: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new BenchError(`the daemon did not log ${pattern} within ${timeoutMs} ms; output:\n${this.tail.slice(-3000)}`)), timeoutMs);
+      const check = () => {
+        const m = pattern.exec(this.tail);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[0]);
+        } else if (!this.alive) {
+          clearTimeout(timer);
+          reject(new BenchError(`the daemon exited (code ${this.child.exitCode}) before logging ${pattern}; output:\n${this.tail.slice(-3000)}`));
+        } else this.waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    if (this.alive) {
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (this.alive) this.child.kill('SIGKILL');
+      }, graceMs);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    await new Promise<void>((resolve) => this.log.end(resolve));
+  }
+
+  /** Synchronous last resort (process exit handlers). */
+  killNow(): void {
+    this.stopping = true;
+    if (this.alive) this.child.kill('SIGKILL');
+  }
+
+  async metrics(): Promise<Metrics> {
+    const text = await httpGet(`http://127.0.0.1:${this.monitoringPort}/metrics`);
+    return parseMetrics(text);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// /proc
+// ---------------------------------------------------------------------------------------------
+
+export interface ProcMemory {
+  rssBytes: number;
+  /** Peak RSS since the process started (VmHWM). */
+  hwmBytes: number;
+}
+
+export function procMemory(pid: number): ProcMemory | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** User + system CPU seconds of a process (clock ticks of 1/100 s, the Linux USER_HZ). */
+export function procCpuSeconds(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, stime field 15.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS every `everyMs`, keeping the peak since the last reset. */
+export class RssSampler {
+  peakBytes = 0;
+  lastBytes = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number, everyMs = 100) {
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer.unref();
+    this.sample();
+  }
+
+  sample(): number {
+    const m = procMemory(this.pid);
+    if (m) {
+      this.lastBytes = m.rssBytes;
+      this.peakBytes = Math.max(this.peakBytes, m.rssBytes);
+    }
+    return this.lastBytes;
+  }
+
+  resetPeak(): void {
+    this.peakBytes = this.sample();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prometheus text
+// ---------------------------------------------------------------------------------------------
+
+/** Sample name with its labels as written (`name{a="b"}`) → value. */
+export type Metrics = Map<string, number>;
+
+export function parseMetrics(text: string): Metrics {
+  const out: Metrics = new Map();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    out.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return out;
+}
+
+function labelsOf(key: string): Record<string, string> {
+  const open = key.indexOf('{');
+  const labels: Record<string, string> = {};
+  if (open < 0) return labels;
+  for (const m of key.slice(open + 1, -1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]] = m[2];
+  return labels;
+}
+
+function nameOf(key: string): string {
+  const open = key.indexOf('{');
+  return open < 0 ? key : key.slice(0, open);
+}
+
+export interface HistogramDelta {
+  count: number;
+  sum: number;
+  /** Upper bound (le) → cumulative count. */
+  buckets: Array<[number, number]>;
+}
+
+/**
+ * The change of histogram `name` between two scrapes, summed over series matching `filter`
+ * (e.g. one `type`).
+ */
+export function histogramDelta(before: Metrics, after: Metrics, name: string, filter: (labels: Record<string, string>) => boolean = () => true): HistogramDelta {
+  const d = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  let count = 0;
+  let sum = 0;
+  const buckets = new Map<number, number>();
+  for (const key of after.keys()) {
+    const n = nameOf(key);
+    if (n !== `${name}_count` && n !== `${name}_sum` && n !== `${name}_bucket`) continue;
+    const labels = labelsOf(key);
+    const le = labels.le;
+    delete labels.le;
+    if (!filter(labels)) continue;
+    if (n.endsWith('_count')) count += d(key);
+    else if (n.endsWith('_sum')) sum += d(key);
+    else {
+      const bound = le === '+Inf' ? Infinity : Number(le);
+      buckets.set(bound, (buckets.get(bound) ?? 0) + d(key));
+    }
+  }
+  return { count, sum, buckets: [...buckets.entries()].sort((a, b) => a[0] - b[0]) };
+}
+
+/** A quantile estimated from buckets (linear within a bucket, as Prometheus does). */
+export function histogramQuantile(h: HistogramDelta, q: number): number | undefined {
+  if (h.count <= 0) return undefined;
+  const rank = q * h.count;
+  let prevBound = 0;
+  let prevCount = 0;
+  for (const [bound, cumulative] of h.buckets) {
+    if (cumulative >= rank) {
+      if (bound === Infinity) return prevBound;
+      const inBucket = cumulative - prevCount;
+      return inBucket <= 0 ? bound : prevBound + ((bound - prevBound) * (rank - prevCount)) / inBucket;
+    }
+    prevBound = bound;
+    prevCount = cumulative;
+  }
+  return prevBound;
+}
+
+/** The labels values a histogram has series for (e.g. every `type`). */
+export function labelValues(m: Metrics, name: string, label: string): string[] {
+  const out = new Set<string>();
+  for (const key of m.keys()) if (nameOf(key) === `${name}_count`) out.add(labelsOf(key)[label] ?? '');
+  return [...out].sort();
+}
+
+function httpGet(url: string, timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new BenchError(`GET ${url}: HTTP ${res.statusCode}`))));
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new BenchError(`GET ${url}: no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,640 @@
+/**
+ * Push benchmark of the daemon (see bench/README.md): a generated mesh of N services, C
+ * simulated Envoy sidecars over real gRPC in worker processes, and three measurements:
+ * the initial connect, a push that concerns every proxy (a ServiceEntry gains a port) and an
+ * endpoint-only push (a WorkloadEntry moves).
+ *
+ *   npm run bench:push -- --services 1000 --clients 2000 [--workers 1] [--json]
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { clientSpecs, endpointTarget, generateMesh, hostOf, MeshLayout, serviceEntryYaml, workloadEntriesYaml, writeAtomically } from './config';
+import { BenchError, Daemon, histogramDelta, histogramQuantile, labelValues, Metrics, procCpuSeconds, procMemory, RssSampler } from './daemon';
+import type { ClientReport, ClientSpec, Command, Reply, Report, Status, TypeTotals } from './protocol';
+import { bytes, count, distribution, Distribution, ms, table } from './stats';
+import { Short, SHORTS } from './xds';
+
+const now = (): number => performance.timeOrigin + performance.now();
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+// ---------------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------------
+
+interface Options {
+  services: number;
+  clients: number;
+  workers: number;
+  streamsPerConnection: number;
+  rounds: number;
+  quietMs: number;
+  connectTimeoutMs: number;
+  pushTimeoutMs: number;
+  rampMs: number;
+  json: boolean;
+  keep: boolean;
+  cpuProf: boolean;
+}
+
+const USAGE = `usage: npm run bench:push -- [options]
+
+  --services N               ServiceEntries to generate (env BENCH_SERVICES; default 1000)
+  --clients N                simulated Envoy sidecars (env BENCH_CLIENTS; default 2000)
+  --workers N                client worker processes (env BENCH_WORKERS; default 1 on <= 2 CPUs, else 2)
+  --streams-per-connection N ADS streams per HTTP/2 connection (default 50)
+  --rounds N                 full + endpoint push pairs to measure (default 1)
+  --quiet-ms N               a phase is over once every client has what it expects and nothing arrived for this long (default 2000)
+  --connect-timeout S        seconds for the initial connect (default 600)
+  --push-timeout S           seconds for each push (default 300)
+  --ramp-ms N                spread the initial stream starts over N ms (default 0: all at once)
+  --json                     print the results as JSON instead of tables
+  --keep                     keep the temp dir (generated config, daemon log)
+  --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
+
+Daemon settings come from the environment as usual (e.g. PILOT_DEBOUNCE_AFTER=100ms).`;
+
+function parseOptions(argv: string[]): Options {
+  const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+  const o: Options = {
+    services: env('BENCH_SERVICES', 1000),
+    clients: env('BENCH_CLIENTS', 2000),
+    workers: env('BENCH_WORKERS', os.cpus().length <= 2 ? 1 : 2),
+    streamsPerConnection: 50,
+    rounds: 1,
+    quietMs: 2000,
+    connectTimeoutMs: 600_000,
+    pushTimeoutMs: 300_000,
+    rampMs: 0,
+    json: false,
+    keep: false,
+    cpuProf: false,
+  };
+  const ints: Record<string, (v: number) => void> = {
+    '--services': (v) => (o.services = v),
+    '--clients': (v) => (o.clients = v),
+    '--workers': (v) => (o.workers = v),
+    '--streams-per-connection': (v) => (o.streamsPerConnection = v),
+    '--rounds': (v) => (o.rounds = v),
+    '--quiet-ms': (v) => (o.quietMs = v),
+    '--connect-timeout': (v) => (o.connectTimeoutMs = v * 1000),
+    '--push-timeout': (v) => (o.pushTimeoutMs = v * 1000),
+    '--ramp-ms': (v) => (o.rampMs = v),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    if (flag === '--help' || flag === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (flag === '--json') o.json = true;
+    else if (flag === '--keep') o.keep = true;
+    else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
+    else if (ints[flag]) {
+      const text = inline ?? argv[++i];
+      const v = Number(text);
+      if (text === undefined || !Number.isFinite(v) || v < 0) throw new BenchError(`${flag} needs a non-negative number, got ${text}`);
+      ints[flag](v);
+    } else throw new BenchError(`unknown option ${argv[i]}\n\n${USAGE}`);
+  }
+  for (const [name, v] of [['--services', o.services], ['--clients', o.clients], ['--workers', o.workers], ['--streams-per-connection', o.streamsPerConnection]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new BenchError(`${name} must be a positive integer (got ${v})`);
+  }
+  if (o.clients > 60_000) throw new BenchError('--clients: at most 60000');
+  o.workers = Math.min(o.workers, o.clients);
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workers
+// ---------------------------------------------------------------------------------------------
+
+type Cmd = Command extends infer C ? (C extends { id: number } ? Omit<C, 'id'> : never) : never;
+
+class WorkerHandle {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  exitError: string | undefined;
+  private stopping = false;
+
+  constructor(readonly child: ChildProcess, readonly index: number) {
+    child.on('message', (r: Reply) => {
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      this.pending.delete(r.id);
+      clearTimeout(p.timer);
+      if (r.t === 'error') p.reject(new BenchError(`worker ${index}: ${r.message}`));
+      else p.resolve(r);
+    });
+    child.on('exit', (code, signal) => {
+      if (!this.stopping) this.exitError = `client worker ${index} exited (code ${code}, signal ${signal})`;
+      for (const p of this.pending.values()) {
+        clearTimeout(p.timer);
+        p.reject(new BenchError(this.exitError ?? `client worker ${index} exited`));
+      }
+      this.pending.clear();
+    });
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  request(cmd: Cmd, timeoutMs = 120_000): Promise<Reply> {
+    if (!this.alive) return Promise.reject(new BenchError(this.exitError ?? `client worker ${this.index} is gone`));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new BenchError(`client worker ${this.index} did not answer "${cmd.t}" within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.child.send({ ...cmd, id } as Command);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (!this.alive) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    await this.request({ t: 'stop' }, 5000).catch(() => undefined);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+class Workers {
+  constructor(readonly list: WorkerHandle[]) {}
+
+  static start(n: number): Workers {
+    const script = path.join(__dirname, 'worker.js');
+    return new Workers(
+      Array.from({ length: n }, (_, i) => new WorkerHandle(fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] }), i)),
+    );
+  }
+
+  check(): void {
+    for (const w of this.list) if (w.exitError) throw new BenchError(w.exitError);
+  }
+
+  async all(cmd: Cmd, timeoutMs?: number): Promise<Reply[]> {
+    return Promise.all(this.list.map((w) => w.request(cmd, timeoutMs)));
+  }
+
+  async status(): Promise<Status> {
+    const replies = await this.all({ t: 'status' });
+    const out: Status = { initialDone: 0, updated: 0, awaiting: 0, lastAt: 0, responses: 0, failed: 0 };
+    for (const r of replies) {
+      if (r.t !== 'status') continue;
+      const s = r.status;
+      out.initialDone += s.initialDone;
+      out.updated += s.updated;
+      out.awaiting += s.awaiting;
+      out.lastAt = Math.max(out.lastAt, s.lastAt);
+      out.responses += s.responses;
+      out.failed += s.failed;
+      out.firstError ??= s.firstError;
+    }
+    return out;
+  }
+
+  async report(): Promise<{ clients: ClientReport[]; byType: Record<Short, TypeTotals>; cpuSeconds: number; rssBytes: number }> {
+    const reports = (await this.all({ t: 'report' })).flatMap((r) => (r.t === 'report' ? [r.report] : [])) as Report[];
+    const byType = Object.fromEntries(SHORTS.map((s) => [s, { responses: 0, bytes: 0, resources: 0 }])) as Record<Short, TypeTotals>;
+    for (const r of reports) for (const s of SHORTS) for (const k of ['responses', 'bytes', 'resources'] as const) byType[s][k] += r.byType[s][k];
+    return {
+      clients: reports.flatMap((r) => r.clients),
+      byType,
+      cpuSeconds: reports.reduce((a, r) => a + r.cpuSeconds, 0),
+      rssBytes: reports.reduce((a, r) => a + r.rssBytes, 0),
+    };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.list.map((w) => w.stop()));
+  }
+
+  killNow(): void {
+    for (const w of this.list) if (w.alive) w.child.kill('SIGKILL');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+// ---------------------------------------------------------------------------------------------
+
+interface DaemonFigures {
+  pushContextBuilds: number;
+  pushContextBuildMs: number;
+  debounceMs?: number;
+  /** pilot_proxy_convergence_time over the phase: proxies, mean and bucket-estimated quantiles. */
+  convergence: { count: number; meanMs?: number; p50Ms?: number; p99Ms?: number };
+  queue: { count: number; meanMs?: number; p99Ms?: number };
+  /** pilot_xds_push_time by type: responses written and total seconds building + sending them. */
+  pushTime: Record<string, { count: number; totalMs: number }>;
+  /** pilot_xds_config_size_bytes by type: bytes the daemon wrote. */
+  sentBytes: Record<string, number>;
+  expiredNonces: number;
+  rejects: number;
+  internalErrors: number;
+  /** From the daemon's default Node metrics, at the end of the phase. */
+  heapUsedBytes: number;
+  externalBytes: number;
+  /** nodejs_gc_duration_seconds over the phase, by kind (major, minor, incremental, weakcb). */
+  gcMs: Record<string, number>;
+}
+
+export interface PhaseResult {
+  name: string;
+  description: string;
+  clients: number;
+  clientsUpdated: number;
+  /** Per client: from the change (file write; stream open for the connect) to its last response of the phase. */
+  convergenceMs: Distribution;
+  /** Per client: to its first response of the phase. */
+  firstResponseMs: Distribution;
+  /** Initial connect only: per client, stream open → has CDS+EDS+LDS+RDS. */
+  perClientConnectMs?: Distribution;
+  bytesTotal: number;
+  bytesPerClient: Distribution;
+  byType: Record<Short, TypeTotals>;
+  /** Distinct version_info values the clients saw. */
+  versions: number;
+  daemonCpuSeconds: number;
+  workerCpuSeconds: number;
+  daemonRssPeakBytes: number;
+  daemonRssEndBytes: number;
+  wallMs: number;
+  daemon: DaemonFigures;
+}
+
+function daemonFigures(before: Metrics, after: Metrics): DaemonFigures {
+  const h = (name: string, filter?: (l: Record<string, string>) => boolean) => histogramDelta(before, after, name, filter);
+  const counter = (name: string) => {
+    let total = 0;
+    for (const [k, v] of after) if (k === name || k.startsWith(`${name}{`)) total += v - (before.get(k) ?? 0);
+    return total;
+  };
+  const conv = h('pilot_proxy_convergence_time');
+  const queue = h('pilot_proxy_queue_time');
+  const pc = h('pilot_pushcontext_init_seconds');
+  const deb = h('pilot_debounce_time');
+  const pushTime: DaemonFigures['pushTime'] = {};
+  const sentBytes: DaemonFigures['sentBytes'] = {};
+  for (const type of labelValues(after, 'pilot_xds_push_time', 'type')) {
+    const d = h('pilot_xds_push_time', (l) => l.type === type);
+    if (d.count > 0) pushTime[type] = { count: d.count, totalMs: d.sum * 1000 };
+    const size = h('pilot_xds_config_size_bytes', (l) => l.type === type);
+    if (size.count > 0) sentBytes[type] = size.sum;
+  }
+  const q = (d: typeof conv, p: number) => {
+    const v = histogramQuantile(d, p);
+    return v === undefined ? undefined : v * 1000;
+  };
+  return {
+    pushContextBuilds: pc.count,
+    pushContextBuildMs: pc.sum * 1000,
+    debounceMs: deb.count ? (deb.sum / deb.count) * 1000 : undefined,
+    convergence: { count: conv.count, meanMs: conv.count ? (conv.sum / conv.count) * 1000 : undefined, p50Ms: q(conv, 0.5), p99Ms: q(conv, 0.99) },
+    queue: { count: queue.count, meanMs: queue.count ? (queue.sum / queue.count) * 1000 : undefined, p99Ms: q(queue, 0.99) },
+    pushTime,
+    sentBytes,
+    heapUsedBytes: after.get('nodejs_heap_size_used_bytes') ?? 0,
+    externalBytes: after.get('nodejs_external_memory_bytes') ?? 0,
+    gcMs: Object.fromEntries(
+      labelValues(after, 'nodejs_gc_duration_seconds', 'kind').map((kind) => [kind, h('nodejs_gc_duration_seconds', (l) => l.kind === kind).sum * 1000]),
+    ),
+    expiredNonces: counter('pilot_xds_expired_nonce'),
+    rejects: counter('pilot_total_xds_rejects'),
+    internalErrors: counter('pilot_total_xds_internal_errors'),
+  };
+}
+
+class Bench {
+  daemon: Daemon | undefined;
+  workers: Workers | undefined;
+  sampler: RssSampler | undefined;
+  readonly phases: PhaseResult[] = [];
+  readonly failures: string[] = [];
+  rssAfterConnectBytes = 0;
+  rssPeakDuringPushesBytes = 0;
+  connections = 0;
+
+  constructor(readonly o: Options, readonly layout: MeshLayout, readonly specs: ClientSpec[]) {}
+
+  private check(): void {
+    this.daemon!.check();
+    this.workers!.check();
+  }
+
+  /** Polls until `done(status)` holds and no client got anything for quietMs. */
+  private async waitFor(what: string, t0: number, timeoutMs: number, done: (s: Status) => boolean, progress: (s: Status) => string): Promise<Status> {
+    let lastLog = now();
+    for (;;) {
+      await sleep(100);
+      this.check();
+      const s = await this.workers!.status();
+      if (s.failed > 0) throw new BenchError(`${what}: ${s.failed} client stream(s) failed; first: ${s.firstError}`);
+      const t = now();
+      if (done(s) && s.lastAt > 0 && t - s.lastAt >= this.o.quietMs) return s;
+      if (t - t0 > timeoutMs) {
+        throw new BenchError(`${what}: not done within ${Math.round(timeoutMs / 1000)} s (${progress(s)}; last response ${s.lastAt ? ms(t - s.lastAt) + ' ago' : 'never'})`);
+      }
+      if (t - lastLog > 5000) {
+        lastLog = t;
+        process.stderr.write(`  ... ${what}: ${progress(s)} after ${ms(t - t0)}, daemon RSS ${bytes(this.sampler!.lastBytes)}\n`);
+      }
+    }
+  }
+
+  private async collect(name: string, description: string, t0: number, mBefore: Metrics, cpuBefore: number, final: Status, initial: boolean): Promise<PhaseResult> {
+    const rep = await this.workers!.report();
+    const mAfter = await this.daemon!.metrics();
+    const updated = rep.clients.filter((c) => c.firstAt > 0);
+    const versions = new Set(updated.flatMap((c) => c.versions));
+    const convergence = initial ? rep.clients.map((c) => c.initialDoneAt - t0) : updated.map((c) => c.lastAt - t0);
+    const lastAt = Math.max(0, ...rep.clients.map((c) => c.lastAt));
+    return {
+      name,
+      description,
+      clients: rep.clients.length,
+      clientsUpdated: initial ? final.initialDone : final.updated,
+      convergenceMs: distribution(convergence),
+      firstResponseMs: distribution(updated.map((c) => c.firstAt - t0)),
+      perClientConnectMs: initial ? distribution(rep.clients.map((c) => c.initialDoneAt - c.startedAt)) : undefined,
+      bytesTotal: rep.clients.reduce((a, c) => a + c.bytes, 0),
+      bytesPerClient: distribution(rep.clients.map((c) => c.bytes)),
+      byType: rep.byType,
+      versions: versions.size,
+      daemonCpuSeconds: procCpuSeconds(this.daemon!.pid) - cpuBefore,
+      workerCpuSeconds: rep.cpuSeconds,
+      daemonRssPeakBytes: this.sampler!.peakBytes,
+      daemonRssEndBytes: this.sampler!.sample(),
+      wallMs: lastAt - t0,
+      daemon: daemonFigures(mBefore, mAfter),
+    };
+  }
+
+  async connect(): Promise<void> {
+    const { o, daemon } = this;
+    const mBefore = await daemon!.metrics();
+    const cpuBefore = procCpuSeconds(daemon!.pid);
+    this.sampler!.resetPeak();
+    const per = Math.ceil(this.specs.length / this.workers!.list.length);
+    const slices = this.workers!.list.map((_, i) => this.specs.slice(i * per, (i + 1) * per));
+    this.connections = slices.reduce((a, s) => a + Math.ceil(s.length / o.streamsPerConnection), 0);
+    const t0 = now();
+    await Promise.all(
+      this.workers!.list.map((w, i) =>
+        w.request({ t: 'connect', port: daemon!.grpcPort, clients: slices[i], streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs }),
+      ),
+    );
+    const n = this.specs.length;
+    const final = await this.waitFor('initial connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete, ${count(s.responses)} responses`);
+    const result = await this.collect('connect', `${n} clients connect at once${o.rampMs ? ` (over ${o.rampMs} ms)` : ''}: CDS+LDS wildcard, then EDS and RDS`, t0, mBefore, cpuBefore, final, true);
+    this.rssAfterConnectBytes = result.daemonRssEndBytes;
+    this.phases.push(result);
+  }
+
+  /** One push: marks the clients, applies `change` (a file write), waits until every client has it and all is quiet. */
+  async push(name: string, description: string, expect: Short[], change: () => void): Promise<void> {
+    const { daemon, workers } = this;
+    const expected = this.specs.length;
+    await workers!.all({ t: 'mark', expect });
+    const mBefore = await daemon!.metrics();
+    const cpuBefore = procCpuSeconds(daemon!.pid);
+    this.sampler!.resetPeak();
+    const t0 = now();
+    change();
+    const final = await this.waitFor(
+      name,
+      t0,
+      this.o.pushTimeoutMs,
+      (s) => s.updated >= expected && s.awaiting === 0,
+      (s) => `${s.updated}/${expected} clients have ${expect.join('+')}, ${s.awaiting} await EDS/RDS, ${count(s.responses)} responses`,
+    );
+    const result = await this.collect(name, description, t0, mBefore, cpuBefore, final, false);
+    this.rssPeakDuringPushesBytes = Math.max(this.rssPeakDuringPushesBytes, result.daemonRssPeakBytes);
+    if (result.clientsUpdated < expected) this.failures.push(`${name}: only ${result.clientsUpdated}/${expected} clients received the push`);
+    if (result.daemon.internalErrors > 0) this.failures.push(`${name}: the daemon counted ${result.daemon.internalErrors} internal xDS errors`);
+    if (result.daemon.rejects > 0) this.failures.push(`${name}: ${result.daemon.rejects} responses were NACKed`);
+    this.phases.push(result);
+  }
+
+  async pushes(): Promise<void> {
+    const { o, layout } = this;
+    const n = this.specs.length;
+    const seFile = path.join(layout.dir, 'services', 'svc-0.yaml');
+    const target = endpointTarget(layout, n);
+    const w = target.workload;
+    const weFile = path.join(layout.dir, 'workloads', `svc-${w.service}.yaml`);
+    if (target.ownerIsClient) this.failures.push(`note: every WorkloadEntry is a client, so the endpoint push also gives ${w.address}'s sidecar CDS/LDS`);
+    for (let r = 0; r < o.rounds; r++) {
+      const add = r % 2 === 0;
+      const suffix = o.rounds > 1 ? `#${r + 1}` : '';
+      await this.push(`full push${suffix}`, `ServiceEntry ${hostOf(0)}: port 8081 (HTTP) ${add ? 'added' : 'removed'}; every proxy gets CDS/LDS/RDS (+EDS subscription change)`, ['cds', 'lds'], () =>
+        writeAtomically(seFile, serviceEntryYaml(0, add)),
+      );
+      const to = add ? `10.254.${w.service % 250}.${10 + w.k}` : w.address;
+      await this.push(`endpoint push${suffix}`, `WorkloadEntry svc-${w.service}-${w.k}: address ${add ? w.address : `10.254.${w.service % 250}.${10 + w.k}`} -> ${to}; EDS of ${hostOf(w.service)}`, ['eds'], () =>
+        writeAtomically(weFile, workloadEntriesYaml(w.service, add ? { k: w.k, to } : undefined)),
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------------
+
+interface Results {
+  options: Options;
+  mesh: { services: number; workloadEntries: number; routedServices: number; files: number; connections: number };
+  phases: PhaseResult[];
+  daemon: { rssAfterConnectBytes: number; rssPeakDuringPushesBytes: number; vmHwmBytes: number; startupRssBytes: number };
+  failures: string[];
+  configDir?: string;
+  logFile?: string;
+}
+
+function printTables(res: Results): void {
+  const p = res.phases;
+  const head: [string, ...string[]] = ['', ...p.map((x) => x.name)];
+  const row = (label: string, f: (x: PhaseResult) => string): [string, ...string[]] => [label, ...p.map(f)];
+  const m = res.mesh;
+  console.log(
+    `\npush bench: ${count(m.services)} services (${count(m.workloadEntries)} WorkloadEntries, ${m.routedServices} with DestinationRule+VirtualService), ` +
+      `${count(res.options.clients)} sidecar clients in ${res.options.workers} worker process(es) over ${m.connections} gRPC connections; ${os.cpus().length} CPUs\n`,
+  );
+  for (const x of p) console.log(`  ${x.name}: ${x.description}`);
+  console.log('');
+  console.log(
+    table('Convergence (per client: from the file write / stream open to its last response)', [
+      head,
+      row('clients done', (x) => `${count(x.clientsUpdated)}/${count(x.clients)}`),
+      row('median', (x) => ms(x.convergenceMs.median)),
+      row('p90', (x) => ms(x.convergenceMs.p90)),
+      row('p99', (x) => ms(x.convergenceMs.p99)),
+      row('max', (x) => ms(x.convergenceMs.max)),
+      row('first response median', (x) => ms(x.firstResponseMs.median)),
+      row('first response max', (x) => ms(x.firstResponseMs.max)),
+      row('per-client connect median', (x) => (x.perClientConnectMs ? ms(x.perClientConnectMs.median) : '')),
+      row('per-client connect p99', (x) => (x.perClientConnectMs ? ms(x.perClientConnectMs.p99) : '')),
+      row('push versions seen', (x) => String(x.versions)),
+    ]),
+  );
+  console.log('');
+  console.log(
+    table('Bytes (DiscoveryResponse payloads received by the clients)', [
+      head,
+      row('total', (x) => bytes(x.bytesTotal)),
+      row('per client median', (x) => bytes(x.bytesPerClient.median)),
+      row('per client max', (x) => bytes(x.bytesPerClient.max)),
+      ...SHORTS.map((t) => row(`  ${t}: bytes (responses)`, (x) => (x.byType[t].responses ? `${bytes(x.byType[t].bytes)} (${count(x.byType[t].responses)})` : '-'))),
+    ]),
+  );
+  console.log('');
+  console.log(
+    table('Daemon', [
+      head,
+      row('CPU time', (x) => `${x.daemonCpuSeconds.toFixed(1)} s`),
+      row('RSS peak in phase', (x) => bytes(x.daemonRssPeakBytes)),
+      row('RSS at end of phase', (x) => bytes(x.daemonRssEndBytes)),
+      row('  JS heap used / external', (x) => `${bytes(x.daemon.heapUsedBytes)} / ${bytes(x.daemon.externalBytes)}`),
+      row('GC time (major / minor)', (x) => `${ms(x.daemon.gcMs.major)} / ${ms(x.daemon.gcMs.minor)}`),
+      row('push contexts built (total)', (x) => `${x.daemon.pushContextBuilds} (${ms(x.daemon.pushContextBuildMs)})`),
+      row('debounce', (x) => ms(x.daemon.debounceMs)),
+      row('proxy_convergence_time n', (x) => count(x.daemon.convergence.count)),
+      row('  mean / p50~ / p99~', (x) => `${ms(x.daemon.convergence.meanMs)} / ${ms(x.daemon.convergence.p50Ms)} / ${ms(x.daemon.convergence.p99Ms)}`),
+      row('proxy_queue_time mean / p99~', (x) => `${ms(x.daemon.queue.meanMs)} / ${ms(x.daemon.queue.p99Ms)}`),
+      ...SHORTS.map((t) => row(`xds_push_time ${t} (sum, n)`, (x) => (x.daemon.pushTime[t] ? `${ms(x.daemon.pushTime[t].totalMs)}, ${count(x.daemon.pushTime[t].count)}` : '-'))),
+      row('expired nonces', (x) => count(x.daemon.expiredNonces)),
+      row('client CPU time (workers)', (x) => `${x.workerCpuSeconds.toFixed(1)} s`),
+    ]),
+  );
+  console.log('');
+  const d = res.daemon;
+  console.log(
+    table('Daemon memory', [
+      ['RSS after start (config loaded)', bytes(d.startupRssBytes)],
+      ['RSS after connect', bytes(d.rssAfterConnectBytes)],
+      ['RSS peak during pushes', bytes(d.rssPeakDuringPushesBytes)],
+      ['VmHWM (peak since start)', bytes(d.vmHwmBytes)],
+    ]),
+  );
+  console.log('  (~ quantiles are estimated from the daemon\'s histogram buckets)');
+  if (res.logFile) console.log(`\nkept: config ${res.configDir}, daemon log ${res.logFile}`);
+  for (const f of res.failures) console.log(`\n${f.startsWith('note:') ? '' : 'FAILED: '}${f}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  let o: Options;
+  try {
+    o = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-bench-push-'));
+  const configDir = path.join(tmp, 'config');
+  const logFile = path.join(tmp, 'daemon.log');
+  let bench: Bench | undefined;
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    bench?.sampler?.stop();
+    await bench?.workers?.stop().catch(() => undefined);
+    await bench?.daemon?.stop(o.cpuProf ? 60_000 : 10_000).catch(() => undefined);
+    if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  const interrupted = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: stopping the clients and the daemon`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  process.once('exit', () => {
+    // Last resort when something threw past the cleanup.
+    bench?.workers?.killNow();
+    bench?.daemon?.killNow();
+    if (!o.keep && !cleaned) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  // Progress goes to stderr (stdout is the report, or the JSON with --json).
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  let error: string | undefined;
+  let vmHwm = 0;
+  let startupRss = 0;
+  try {
+    const started = now();
+    const layout = generateMesh(configDir, o.services);
+    log(`generated ${layout.files} config files (${o.services} services, ${layout.workloads.length} WorkloadEntries, ${layout.routed} routed) in ${ms(now() - started)} under ${configDir}`);
+    const specs = clientSpecs(layout, o.clients);
+    bench = new Bench(o, layout, specs);
+    const t = now();
+    bench.daemon = await Daemon.start({
+      configDir,
+      logFile,
+      nodeArgs: o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', tmp] : [],
+      env: { ...process.env },
+      startTimeoutMs: 120_000,
+    });
+    bench.sampler = new RssSampler(bench.daemon.pid);
+    startupRss = bench.sampler.sample();
+    log(`daemon pid ${bench.daemon.pid} ready in ${ms(now() - t)} (xDS on 127.0.0.1:${bench.daemon.grpcPort}), RSS ${bytes(startupRss)}`);
+    if (bench.daemon.problems.length) throw new BenchError(`the daemon rejected generated config:\n${bench.daemon.problems.join('\n')}`);
+    bench.workers = Workers.start(o.workers);
+    log(`connecting ${o.clients} clients from ${o.workers} worker(s)...`);
+    await bench.connect();
+    log(`initial connect: all clients complete after ${ms(bench.phases[0].convergenceMs.max)}; measuring pushes...`);
+    await bench.pushes();
+    vmHwm = procMemory(bench.daemon.pid)?.hwmBytes ?? 0;
+    const problems = bench.daemon.problems;
+    if (problems.length) bench.failures.push(`the daemon logged problems:\n${problems.join('\n')}`);
+  } catch (err) {
+    error = err instanceof BenchError ? err.message : ((err as Error).stack ?? String(err));
+  }
+  const results: Results = {
+    options: o,
+    mesh: {
+      services: o.services,
+      workloadEntries: bench?.layout.workloads.length ?? 0,
+      routedServices: bench?.layout.routed ?? 0,
+      files: bench?.layout.files ?? 0,
+      connections: bench?.connections ?? 0,
+    },
+    phases: bench?.phases ?? [],
+    daemon: {
+      rssAfterConnectBytes: bench?.rssAfterConnectBytes ?? 0,
+      rssPeakDuringPushesBytes: bench?.rssPeakDuringPushesBytes ?? 0,
+      vmHwmBytes: vmHwm,
+      startupRssBytes: startupRss,
+    },
+    failures: [...(bench?.failures ?? []), ...(error ? [error] : [])],
+    ...(o.keep ? { configDir, logFile } : {}),
+  };
+  log('stopping clients and daemon...');
+  await cleanup();
+  if (o.cpuProf) {
+    const profiles = fs.readdirSync(tmp).filter((f) => f.endsWith('.cpuprofile'));
+    log(`daemon CPU profile: ${profiles.map((f) => path.join(tmp, f)).join(', ') || 'none written'}`);
+  }
+  if (o.json) console.log(JSON.stringify(results, null, 2));
+  else if (results.phases.length) printTables(results);
+  else if (error) console.error(`\nFAILED: ${error}`);
+  return results.failures.some((f) => !f.startsWith('note:')) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,283 @@
+/**
+ * Just enough of the xDS wire format for thousands of simulated sidecars: requests are
+ * concatenated from pre-encoded pieces, responses are walked field by field and only the
+ * names a client must subscribe to (EDS cluster names, RDS route names) are decoded.
+ */
+
+export const TYPE = {
+  cds: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+  eds: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+  lds: 'type.googleapis.com/envoy.config.listener.v3.Listener',
+  rds: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+} as const;
+
+export type Short = keyof typeof TYPE;
+export const SHORTS: readonly Short[] = ['cds', 'eds', 'lds', 'rds'];
+export const SHORT_OF: Record<string, Short> = Object.fromEntries(SHORTS.map((s) => [TYPE[s], s]));
+
+const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+// ---------------------------------------------------------------------------------------------
+
+function varint(n: number): Buffer {
+  const bytes: number[] = [];
+  while (n > 0x7f) {
+    bytes.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  bytes.push(n);
+  return Buffer.from(bytes);
+}
+
+/** A length-delimited field: tag, length, payload. */
+export function lenField(field: number, payload: Buffer): Buffer {
+  return Buffer.concat([varint((field << 3) | 2), varint(payload.length), payload]);
+}
+
+export function strField(field: number, s: string): Buffer {
+  return lenField(field, Buffer.from(s, 'utf8'));
+}
+
+/** DiscoveryRequest.node (field 2): Node { id = 1; metadata = 3 (Struct of string values) }. */
+export function encodeNodeField(id: string, metadata: Record<string, string>): Buffer {
+  const entries = Object.entries(metadata).map(([k, v]) =>
+    // Struct.fields (1) is a map<string, Value>: entry { key = 1; value = 2 }, Value.string_value = 3.
+    lenField(1, Buffer.concat([strField(1, k), lenField(2, strField(3, v))])),
+  );
+  const node = Buffer.concat([strField(1, id), lenField(3, Buffer.concat(entries)), strField(6, 'envoy')]);
+  return lenField(2, node);
+}
+
+/** DiscoveryRequest.resource_names (field 3), repeated. */
+export function encodeNames(names: readonly string[]): Buffer {
+  return Buffer.concat(names.map((n) => strField(3, n)));
+}
+
+export const TYPE_URL_FIELD: Record<Short, Buffer> = {
+  cds: strField(4, TYPE.cds),
+  eds: strField(4, TYPE.eds),
+  lds: strField(4, TYPE.lds),
+  rds: strField(4, TYPE.rds),
+};
+
+/**
+ * envoy.service.discovery.v3.DiscoveryRequest from pieces: version_info = 1, node = 2,
+ * resource_names = 3, type_url = 4, response_nonce = 5.
+ */
+export function encodeRequest(short: Short, version: string, nonce: string, names: Buffer, node?: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  if (version) parts.push(strField(1, version));
+  if (node) parts.push(node);
+  parts.push(names, TYPE_URL_FIELD[short]);
+  if (nonce) parts.push(strField(5, nonce));
+  return Buffer.concat(parts);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------------------------
+
+/** A forward-only protobuf cursor over `buf[pos, end)`. */
+class Cursor {
+  constructor(
+    readonly buf: Buffer,
+    public pos: number,
+    public end: number,
+  ) {}
+
+  more(): boolean {
+    return this.pos < this.end;
+  }
+
+  varint(): number {
+    let result = 0;
+    let mul = 1;
+    for (;;) {
+      if (this.pos >= this.end) throw new Error('truncated varint');
+      const b = this.buf[this.pos++];
+      result += (b & 0x7f) * mul;
+      if (b < 0x80) return result;
+      mul *= 128;
+    }
+  }
+
+  /** After a length-delimited tag: [start, end) of its payload, cursor moved past it. */
+  bytes(): [number, number] {
+    const len = this.varint();
+    const start = this.pos;
+    this.pos += len;
+    if (this.pos > this.end) throw new Error('truncated field');
+    return [start, this.pos];
+  }
+
+  string(): string {
+    const [s, e] = this.bytes();
+    return this.buf.toString('utf8', s, e);
+  }
+
+  skip(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        this.varint();
+        return;
+      case 1:
+        this.pos += 8;
+        return;
+      case 2:
+        this.bytes();
+        return;
+      case 5:
+        this.pos += 4;
+        return;
+      default:
+        throw new Error(`unsupported wire type ${wireType}`);
+    }
+  }
+}
+
+export interface Response {
+  version: string;
+  typeUrl: string;
+  nonce: string;
+  /** [start, end) of each resource's Any.value in the response buffer. */
+  resources: Array<[number, number]>;
+}
+
+/** envoy.service.discovery.v3.DiscoveryResponse: version_info = 1, resources = 2 (Any), type_url = 4, nonce = 5. */
+export function decodeResponse(buf: Buffer): Response {
+  const c = new Cursor(buf, 0, buf.length);
+  const out: Response = { version: '', typeUrl: '', nonce: '', resources: [] };
+  while (c.more()) {
+    const tag = c.varint();
+    const field = tag >>> 3;
+    if (field === 1 && (tag & 7) === 2) out.version = c.string();
+    else if (field === 4 && (tag & 7) === 2) out.typeUrl = c.string();
+    else if (field === 5 && (tag & 7) === 2) out.nonce = c.string();
+    else if (field === 2 && (tag & 7) === 2) {
+      const [s, e] = c.bytes();
+      const value = anyValue(buf, s, e);
+      if (value) out.resources.push(value);
+    } else c.skip(tag & 7);
+  }
+  return out;
+}
+
+/** google.protobuf.Any { type_url = 1; value = 2 }: the range of value. */
+function anyValue(buf: Buffer, start: number, end: number): [number, number] | undefined {
+  const c = new Cursor(buf, start, end);
+  let value: [number, number] | undefined;
+  while (c.more()) {
+    const tag = c.varint();
+    if (tag === ((2 << 3) | 2)) value = c.bytes();
+    else c.skip(tag & 7);
+  }
+  return value;
+}
+
+function anyOf(buf: Buffer, start: number, end: number): { typeUrl: string; value?: [number, number] } {
+  const c = new Cursor(buf, start, end);
+  let typeUrl = '';
+  let value: [number, number] | undefined;
+  while (c.more()) {
+    const tag = c.varint();
+    if (tag === ((1 << 3) | 2)) typeUrl = c.string();
+    else if (tag === ((2 << 3) | 2)) value = c.bytes();
+    else c.skip(tag & 7);
+  }
+  return { typeUrl, value };
+}
+
+const EDS_DISCOVERY_TYPE = 3;
+
+/**
+ * envoy.config.cluster.v3.Cluster { name = 1; type = 2; eds_cluster_config = 3 { service_name = 2 } }:
+ * the EDS name of an EDS cluster (service_name, else the cluster name), undefined for others.
+ */
+export function edsNameOfCluster(buf: Buffer, start: number, end: number): string | undefined {
+  const c = new Cursor(buf, start, end);
+  let name = '';
+  let type = 0;
+  let serviceName = '';
+  while (c.more()) {
+    const tag = c.varint();
+    if (tag === ((1 << 3) | 2)) name = c.string();
+    else if (tag === ((2 << 3) | 0)) type = c.varint();
+    else if (tag === ((3 << 3) | 2)) {
+      const [s, e] = c.bytes();
+      const eds = new Cursor(buf, s, e);
+      while (eds.more()) {
+        const t = eds.varint();
+        if (t === ((2 << 3) | 2)) serviceName = eds.string();
+        else eds.skip(t & 7);
+      }
+    } else c.skip(tag & 7);
+  }
+  return type === EDS_DISCOVERY_TYPE ? serviceName || name : undefined;
+}
+
+/**
+ * RDS names of a Listener: filter_chains = 3 and default_filter_chain = 25 (FilterChain
+ * { filters = 3 }), Filter { typed_config = 4 (Any) }, and in an HttpConnectionManager
+ * { rds = 3 { route_config_name = 2 } }.
+ */
+export function routeNamesOfListener(buf: Buffer, start: number, end: number, into: Set<string>): void {
+  const c = new Cursor(buf, start, end);
+  while (c.more()) {
+    const tag = c.varint();
+    if (tag === ((3 << 3) | 2) || tag === ((25 << 3) | 2)) {
+      const [s, e] = c.bytes();
+      const chain = new Cursor(buf, s, e);
+      while (chain.more()) {
+        const t = chain.varint();
+        if (t === ((3 << 3) | 2)) {
+          const [fs, fe] = chain.bytes();
+          const name = routeNameOfFilter(buf, fs, fe);
+          if (name) into.add(name);
+        } else chain.skip(t & 7);
+      }
+    } else c.skip(tag & 7);
+  }
+}
+
+function routeNameOfFilter(buf: Buffer, start: number, end: number): string | undefined {
+  const c = new Cursor(buf, start, end);
+  while (c.more()) {
+    const tag = c.varint();
+    if (tag !== ((4 << 3) | 2)) {
+      c.skip(tag & 7);
+      continue;
+    }
+    const [s, e] = c.bytes();
+    const any = anyOf(buf, s, e);
+    if (any.typeUrl !== HCM || !any.value) return undefined;
+    const hcm = new Cursor(buf, any.value[0], any.value[1]);
+    while (hcm.more()) {
+      const t = hcm.varint();
+      if (t !== ((3 << 3) | 2)) {
+        hcm.skip(t & 7);
+        continue;
+      }
+      const [rs, re] = hcm.bytes();
+      const rds = new Cursor(buf, rs, re);
+      while (rds.more()) {
+        const rt = rds.varint();
+        if (rt === ((2 << 3) | 2)) return rds.string();
+        rds.skip(rt & 7);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Field 1 of a resource (ClusterLoadAssignment.cluster_name, RouteConfiguration.name, Cluster/Listener.name). */
+export function nameOfResource(buf: Buffer, start: number, end: number): string {
+  const c = new Cursor(buf, start, end);
+  while (c.more()) {
+    const tag = c.varint();
+    if (tag === ((1 << 3) | 2)) return c.string();
+    c.skip(tag & 7);
+  }
+  return '';
+}

@@ -1,0 +1,55 @@
+import { inject } from 'inversify';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../modules/generators/api';
+import { meshPlugin } from '../../modules/plugins/decorator';
+import { isHttpProtocol } from '../../modules/registry/model';
+import { Settings, SettingsToken } from '../../modules/settings/settings';
+import { typeUrlOf } from '../../modules/xds/type-urls';
+
+export const METADATA_EXCHANGE_FILTER = 'mesh.metadata_exchange';
+export const METADATA_EXCHANGE_TYPE = typeUrlOf('mesh.filters.network.metadata_exchange.v1.MetadataExchange');
+/** The ALPN protocol that announces the exchange. */
+export const METADATA_EXCHANGE_PROTOCOL = 'mesh-peer-exchange';
+
+/** PILOT_MX_ADDITIONAL_LABELS: comma separated, trimmed, empty entries dropped. */
+export function additionalLabels(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/**
+ * Peers swap workload metadata in-band: the `mesh.metadata_exchange` network filter first on
+ * every TCP (non-HTTP) chain, inbound and outbound, and the HTTP filter of the same name first
+ * among the contributed filters of every HTTP connection manager. Both carry the extra labels
+ * of PILOT_MX_ADDITIONAL_LABELS.
+ */
+@meshPlugin({
+  name: 'metadata-exchange',
+  enabledBy: 'PILOT_ENABLE_METADATA_EXCHANGE',
+  provides: [NetworkFilterContributor, HttpFilterContributor],
+  description: 'mesh.metadata_exchange filters (protocol mesh-peer-exchange) on TCP chains and HTTP connection managers',
+})
+export class MetadataExchangePlugin implements NetworkFilterContributor, HttpFilterContributor {
+  private readonly labels: readonly string[];
+
+  constructor(@inject(SettingsToken) settings: Settings) {
+    this.labels = additionalLabels(settings.string('PILOT_MX_ADDITIONAL_LABELS'));
+  }
+
+  networkFilters(context: FilterChainContext): { before?: EnvoyFilter[] } {
+    if (isHttpProtocol(context.port.protocol)) return {};
+    return { before: [{ name: METADATA_EXCHANGE_FILTER, typed_config: this.config() }] };
+  }
+
+  httpFilters(): EnvoyFilter[] {
+    const filter: EnvoyFilter & { is_optional: boolean } = { name: METADATA_EXCHANGE_FILTER, typed_config: this.config(), is_optional: true };
+    return [filter];
+  }
+
+  private config(): EnvoyFilter['typed_config'] {
+    const config: EnvoyFilter['typed_config'] = { '@type': METADATA_EXCHANGE_TYPE, protocol: METADATA_EXCHANGE_PROTOCOL };
+    if (this.labels.length > 0) config.additional_labels = [...this.labels];
+    return config;
+  }
+}
