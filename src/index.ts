@@ -19,6 +19,7 @@ export {
   EnvoyFilter,
   XdsGenerator,
   XdsGeneratorToken,
+  NamedGenerator,
 } from './modules/generators/api';
 export { PushContext, Proxy } from './modules/model';
 export { Service, ServicePort, ServiceEndpoint } from './modules/registry';

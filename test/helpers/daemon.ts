@@ -19,9 +19,11 @@ export interface RunningDaemon {
  * system, and learns the bound ports from its start-up log lines.
  */
 export async function startDaemon(args: string[], env: Record<string, string> = {}): Promise<RunningDaemon> {
+  // Loopback with system-picked ports, unless the test chose an address.
+  const defaults = ['--grpcAddr', '--httpAddr', '--monitoringAddr'].filter((f) => !args.includes(f)).flatMap((f) => [f, '127.0.0.1:0']);
   const child = spawn(
     process.execPath,
-    [path.join(REPO_ROOT, 'bin', 'pilot-discovery'), 'discovery', '--grpcAddr', '127.0.0.1:0', '--httpAddr', '127.0.0.1:0', '--monitoringAddr', '127.0.0.1:0', ...args],
+    [path.join(REPO_ROOT, 'bin', 'pilot-discovery'), 'discovery', ...defaults, ...args],
     { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -32,7 +34,12 @@ export async function startDaemon(args: string[], env: Record<string, string> = 
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      resolve(code);
+      for (const w of waiters.splice(0)) w();
+    }),
+  );
 
   const waitForLog = (pattern: RegExp, timeoutMs = 10_000, since = 0): Promise<string> =>
     new Promise((resolve, reject) => {

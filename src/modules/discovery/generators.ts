@@ -4,8 +4,10 @@ import {
   EndpointContributor,
   HttpConnectionManagerContributor,
   HttpFilterContributor,
+  NamedGenerator,
   NetworkFilterContributor,
   XdsGenerator,
+  XdsGeneratorToken,
 } from '../generators/api';
 import { GrpcGenerator } from '../generators/grpc/generator';
 import { SidecarGenerator } from '../generators/sidecar';
@@ -18,11 +20,11 @@ export function contributions<T>(container: Container, token: symbol): T[] {
 
 /**
  * The generators by node metadata GENERATOR (`''` = Envoy sidecars and the built-in proxy,
- * `grpc` = proxyless gRPC), with the enabled plugins' contributions.
+ * `grpc` = proxyless gRPC), with the enabled plugins' contributions and generators.
  */
 export function generatorsFrom(container: Container, settings: Settings): Map<string, XdsGenerator> {
   const endpoints = contributions<EndpointContributor>(container, EndpointContributor);
-  return new Map<string, XdsGenerator>([
+  const generators = new Map<string, XdsGenerator>([
     [
       '',
       new SidecarGenerator({
@@ -36,4 +38,7 @@ export function generatorsFrom(container: Container, settings: Settings): Map<st
     ],
     ['grpc', new GrpcGenerator(endpoints)],
   ]);
+  // Plugins may serve further GENERATOR values, or replace ours.
+  for (const named of contributions<NamedGenerator>(container, XdsGeneratorToken)) generators.set(named.generatorName, named.generator);
+  return generators;
 }
