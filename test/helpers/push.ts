@@ -1,0 +1,23 @@
+import { expect } from 'chai';
+import { KINDS, KindRegistry, parseConfigText } from '../../src/modules/config';
+import { ServiceEntrySpec } from '../../src/modules/config/kinds/service-entry';
+import { WorkloadEntrySpec } from '../../src/modules/config/kinds/workload-entry';
+import { ConfigResource } from '../../src/modules/config/resource';
+import { parseProxy, Proxy, PushContext } from '../../src/modules/model';
+import { buildRegistry } from '../../src/modules/registry/build';
+
+/** A push context from YAML documents (which must all be valid), as the daemon would build it. */
+export function pushOf(yaml: string, version = '1'): PushContext {
+  const parsed = parseConfigText('test.yaml', yaml, new KindRegistry(KINDS));
+  expect(parsed.issues.map((i) => `${i.kind}/${i.name} ${i.field}: ${i.message}`)).to.deep.equal([]);
+  const config = new Map<string, ConfigResource[]>();
+  for (const { resource } of parsed.resources) config.set(resource.kind, [...(config.get(resource.kind) ?? []), resource]);
+  const of = <S extends object>(kind: string) => (config.get(kind) ?? []) as ConfigResource<S>[];
+  const registry = buildRegistry(of<ServiceEntrySpec>('ServiceEntry'), of<WorkloadEntrySpec>('WorkloadEntry'));
+  return new PushContext(version, config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' });
+}
+
+/** A proxy as a node with the given IP, namespace, labels and metadata would present itself. */
+export function proxyOf(ip: string, namespace: string, labels: Record<string, string> = {}, metadata: Record<string, string> = {}): Proxy {
+  return parseProxy(`sidecar~${ip}~pod.${namespace}~${namespace}.svc.cluster.local`, { NAMESPACE: namespace, LABELS: labels, ...metadata });
+}
