@@ -4,6 +4,7 @@ import { XdsCache } from '../../src/modules/xds/cache';
 import { Debouncer } from '../../src/modules/xds/debouncer';
 import { mergeChanges, planPush } from '../../src/modules/xds/push-plan';
 import { PushQueue } from '../../src/modules/xds/push-queue';
+import { RateLimiter } from '../../src/modules/xds/rate-limiter';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
 import { proxyOf, pushOf } from '../helpers/push';
 
@@ -150,6 +151,18 @@ spec:
       );
       expect(peak).to.equal(2);
       expect(order).to.deep.equal([1, 2, 3, 4, 5]);
+    });
+  });
+
+  describe('RateLimiter (PILOT_MAX_REQUESTS_PER_SECOND)', () => {
+    it('admits a burst, then a steady rate, in arrival order', async () => {
+      const limiter = new RateLimiter(20, 2);
+      const started = Date.now();
+      const order: number[] = [];
+      await Promise.all([1, 2, 3, 4, 5, 6].map((n) => limiter.acquire().then(() => order.push(n))));
+      // Two at once, four more at 20 per second: at least ~200 ms.
+      expect(Date.now() - started).to.be.at.least(180);
+      expect(order).to.deep.equal([1, 2, 3, 4, 5, 6]);
     });
   });
 });

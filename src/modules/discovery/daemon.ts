@@ -12,6 +12,7 @@ import { mockServiceEntries } from '../registry/mock';
 import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
 import { pushThrottleFrom } from '../xds/push-queue';
+import { requestsPerSecondFrom } from '../xds/rate-limiter';
 import { metricsObserver, pipelineObserver, xdsCacheFrom } from './observers';
 import { generatorsFrom } from './generators';
 import { PushCoordinator } from './push-coordinator';
@@ -127,6 +128,7 @@ export class Daemon {
       keepaliveTimeoutMs: f.keepaliveTimeoutMs,
       maxConnectionAgeMs: f.keepaliveMaxServerConnectionAgeMs,
       pushConcurrency: pushThrottleFrom(this.settings.int('PILOT_PUSH_THROTTLE'), os.cpus().length),
+      newStreamsPerSecond: requestsPerSecondFrom(this.settings.float('PILOT_MAX_REQUESTS_PER_SECOND'), os.cpus().length),
       controlPlaneId: `meshd-${os.hostname()}`,
       logger: this.logging.scope('ads'),
       observer: metricsObserver(this.metrics),

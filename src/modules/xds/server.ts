@@ -8,6 +8,7 @@ import { newWatchState, WatchState, XdsConnection } from './connection';
 import { XdsObserver } from './observer';
 import { FULL_CHANGE, mergeChanges, planPush, PushPlan } from './push-plan';
 import { PushQueue } from './push-queue';
+import { RateLimiter } from './rate-limiter';
 import { structToJson } from './struct';
 import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from './type-urls';
 import { resourceVersion } from './versions';
@@ -33,6 +34,8 @@ export interface XdsServerOptions {
   /** Undefined = unlimited. */
   maxConnectionAgeMs?: number;
   pushConcurrency: number;
+  /** New streams admitted per second (PILOT_MAX_REQUESTS_PER_SECOND). */
+  newStreamsPerSecond: number;
   /** Identifier sent as `control_plane.identifier`. */
   controlPlaneId: string;
   logger: ScopedLogger;
@@ -72,9 +75,11 @@ export class XdsServer {
   private server: grpc.Server | undefined;
   private readonly states = new Map<XdsConnection, ConnectionState>();
   private readonly queue: PushQueue;
+  private readonly admission: RateLimiter;
 
   constructor(private readonly options: XdsServerOptions) {
     this.queue = new PushQueue(options.pushConcurrency);
+    this.admission = new RateLimiter(options.newStreamsPerSecond);
   }
 
   /** Binds `host:port` (port 0 picks one) and resolves with the bound port. */
@@ -208,7 +213,8 @@ export class XdsServer {
           return;
         }
         const conn = new XdsConnection(proxy, protocol, stream.getPeer());
-        state = { conn, stream, closed: false, chain: Promise.resolve(), scheduled: false };
+        // A new stream's first answer waits for admission; later requests queue behind it.
+        state = { conn, stream, closed: false, chain: this.admission.acquire(), scheduled: false };
         this.states.set(conn, state);
         this.options.observer.connections(1);
         log.info(`new ${protocol === 'delta' ? 'delta ' : ''}connection for node:${proxy.id}`, { peer: conn.peer, generator: proxy.generator || 'envoy' });
