@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { GrpcGenerator } from '../../src/modules/generators/grpc/generator';
-import { decodeMessage } from '../../src/modules/xds/protos';
 import { TypeUrl, XdsTypeUrl } from '../../src/modules/xds/type-urls';
+import {
+  ADS_CONFIG_SOURCE, decodedOf, edsClusterConfig, FAULT_FILTER, HCM_TYPE, million, ROUTER_FILTER, VirtualHost,
+} from '../helpers/envoy';
 import { proxyOf, pushOf } from '../helpers/push';
 
 const CONFIG = `
@@ -53,13 +55,7 @@ const push = pushOf(CONFIG);
 const proxy = proxyOf('127.0.0.50', 'foo', {}, { GENERATOR: 'grpc' });
 const generator = new GrpcGenerator();
 
-function generate(typeUrl: XdsTypeUrl, names: string[]): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const r of generator.generate({ proxy, push, typeUrl, names })) out[r.name] = decodeMessage(typeUrl, r.body);
-  return out;
-}
-
-const ADS = { ads: {}, resource_api_version: 'V3' };
+const generate = (typeUrl: XdsTypeUrl, names: string[]) => decodedOf(generator, typeUrl, push, proxy, names);
 
 describe('proxyless gRPC generator (GENERATOR=grpc)', () => {
   it('answers the listener of an xds:/// target with an API listener pointing at its route table', () => {
@@ -68,13 +64,10 @@ describe('proxyless gRPC generator (GENERATOR=grpc)', () => {
         name: 'echo.foo.svc.cluster.local:7070',
         api_listener: {
           api_listener: {
-            '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+            '@type': HCM_TYPE,
             stat_prefix: 'echo.foo.svc.cluster.local:7070',
-            rds: { config_source: ADS, route_config_name: 'outbound|7070||echo.foo.svc.cluster.local' },
-            http_filters: [
-              { name: 'envoy.filters.http.fault', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault' } },
-              { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
-            ],
+            rds: { config_source: ADS_CONFIG_SOURCE, route_config_name: 'outbound|7070||echo.foo.svc.cluster.local' },
+            http_filters: [FAULT_FILTER, ROUTER_FILTER],
           },
         },
       },
@@ -87,7 +80,7 @@ describe('proxyless gRPC generator (GENERATOR=grpc)', () => {
 
   it('routes by the VirtualService: header match, weighted subsets, timeout as max stream duration, fault', () => {
     const rds = generate(TypeUrl.RouteConfiguration, ['outbound|7070||echo.foo.svc.cluster.local'])['outbound|7070||echo.foo.svc.cluster.local'];
-    const [vh] = rds.virtual_hosts as Array<{ name: string; domains: string[]; routes: Array<Record<string, unknown>> }>;
+    const [vh] = rds.virtual_hosts as VirtualHost[];
     expect(vh.domains).to.deep.equal(['echo.foo.svc.cluster.local', 'echo.foo.svc.cluster.local:7070']);
     expect(vh.routes).to.have.length(2);
     const [canary, split] = vh.routes;
@@ -104,7 +97,7 @@ describe('proxyless gRPC generator (GENERATOR=grpc)', () => {
     expect(split.typed_per_filter_config).to.deep.equal({
       'envoy.filters.http.fault': {
         '@type': 'type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault',
-        abort: { grpc_status: 14, percentage: { numerator: 10000, denominator: 'MILLION' } },
+        abort: { grpc_status: 14, percentage: million(10000) },
       },
     });
   });
@@ -115,7 +108,7 @@ describe('proxyless gRPC generator (GENERATOR=grpc)', () => {
     const c = cds['outbound|7070|v2|echo.foo.svc.cluster.local'];
     expect(c.type).to.equal('EDS');
     expect(c.lb_policy ?? 'ROUND_ROBIN').to.equal('ROUND_ROBIN');
-    expect(c.eds_cluster_config).to.deep.equal({ eds_config: ADS, service_name: 'outbound|7070|v2|echo.foo.svc.cluster.local' });
+    expect(c.eds_cluster_config).to.deep.equal(edsClusterConfig('outbound|7070|v2|echo.foo.svc.cluster.local'));
   });
 
   it('gives endpoints by locality with weights (gRPC ignores localities without one); subsets filter by labels', () => {

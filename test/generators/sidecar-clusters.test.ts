@@ -1,49 +1,13 @@
 import { expect } from 'chai';
-import { KINDS, KindRegistry, parseConfigText } from '../../src/modules/config';
-import { ServiceEntrySpec } from '../../src/modules/config/kinds/service-entry';
-import { WorkloadEntrySpec } from '../../src/modules/config/kinds/workload-entry';
-import { ConfigResource } from '../../src/modules/config/resource';
 import { ClusterContributor } from '../../src/modules/generators/api';
 import { buildOutboundClusters } from '../../src/modules/generators/common';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
-import { parseProxy, Proxy, PushContext } from '../../src/modules/model';
-import { buildRegistry } from '../../src/modules/registry/build';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
-
-// ---- helpers (each sidecar test file carries its own copy) ----
-function pushOf(yaml: string): PushContext {
-  const parsed = parseConfigText('test.yaml', yaml, new KindRegistry(KINDS));
-  expect(parsed.issues.map((i) => `${i.kind}/${i.name} ${i.field}: ${i.message}`)).to.deep.equal([]);
-  const config = new Map<string, ConfigResource[]>();
-  for (const { resource } of parsed.resources) config.set(resource.kind, [...(config.get(resource.kind) ?? []), resource]);
-  const of = <S extends object>(kind: string) => (config.get(kind) ?? []) as ConfigResource<S>[];
-  const registry = buildRegistry(of<ServiceEntrySpec>('ServiceEntry'), of<WorkloadEntrySpec>('WorkloadEntry'));
-  return new PushContext('1', config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' });
-}
-
-function proxyOf(ip: string, namespace: string, labels: Record<string, string>, mode = 'REDIRECT'): Proxy {
-  return parseProxy(`sidecar~${ip}~pod.${namespace}~${namespace}.svc.cluster.local`, { NAMESPACE: namespace, LABELS: labels, INTERCEPTION_MODE: mode });
-}
-
-function clustersOf(gen: SidecarGenerator, push: PushContext, proxy: Proxy, names?: string[]): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const r of gen.generate({ proxy, push, typeUrl: TypeUrl.Cluster, names })) out[r.name] = decodeMessage(TypeUrl.Cluster, r.body);
-  return out;
-}
+import { clustersOf, edsClusterConfig as eds, lbEndpoint, meshMetadata as meta, roundTrip } from '../helpers/envoy';
+import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
 
 const MAX = { value: 4294967295 };
 const defaultThresholds = { max_connections: MAX, max_pending_requests: MAX, max_requests: MAX, max_retries: MAX, track_remaining: true };
-const str = (s: string) => ({ string_value: s });
-function meta(host: string, name: string, namespace: string, subset?: string): Record<string, unknown> {
-  const fields: Record<string, unknown> = {
-    services: { list_value: { values: [{ struct_value: { fields: { host: str(host), name: str(name), namespace: str(namespace) } } }] } },
-  };
-  if (subset) fields.subset = str(subset);
-  return { filter_metadata: { mesh: { fields } } };
-}
-const eds = (name: string) => ({ eds_config: { ads: {}, resource_api_version: 'V3' }, service_name: name });
-// ---------------------------------------------------------------
 
 const REVIEWS = `
 apiVersion: networking.mesh.io/v1
@@ -69,12 +33,16 @@ metadata: { name: reviews-v2, namespace: bookinfo }
 spec: { address: 10.0.0.2, labels: { app: reviews, version: v2 } }
 `;
 
-const REVIEWS_DR = `
+/** The DestinationRule `reviews` in bookinfo, with `spec` (YAML lines) as its spec. */
+const reviewsRule = (spec: string) => `
 ---
 apiVersion: networking.mesh.io/v1
 kind: DestinationRule
 metadata: { name: reviews, namespace: bookinfo }
-spec:
+spec:${spec}
+`;
+
+const REVIEWS_DR = reviewsRule(`
   host: reviews
   trafficPolicy:
     loadBalancer: { simple: ROUND_ROBIN }
@@ -92,8 +60,7 @@ spec:
     labels: { version: v2 }
     trafficPolicy:
       loadBalancer:
-        consistentHash: { httpHeaderName: x-user, ringHash: { minimumRingSize: 2048 } }
-`;
+        consistentHash: { httpHeaderName: x-user, ringHash: { minimumRingSize: 2048 } }`);
 
 describe('sidecar generator: CDS', () => {
   const client = proxyOf('10.0.9.9', 'bookinfo', { app: 'productpage' });
@@ -188,16 +155,10 @@ describe('sidecar generator: CDS', () => {
   });
 
   it('maps the other load balancers: maglev, the older minimumRingSize, PASSTHROUGH', () => {
-    const dr = (lb: string) => `
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: reviews, namespace: bookinfo }
-spec:
+    const dr = (lb: string) => reviewsRule(`
   host: reviews.bookinfo.svc.cluster.local
   trafficPolicy:
-    loadBalancer: ${lb}
-`;
+    loadBalancer: ${lb}`);
     const name = 'outbound|9080||reviews.bookinfo.svc.cluster.local';
     const get = (lb: string) => clustersOf(new SidecarGenerator({}), pushOf(REVIEWS + dr(lb)), client, [name])[name];
     const maglev = get('{ consistentHash: { useSourceIp: true, maglev: { tableSize: 65537 } } }');
@@ -212,41 +173,17 @@ spec:
   });
 
   it('resolves DNS services with inline endpoints and NONE services by original destination', () => {
-    const push = pushOf(`
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: external, namespace: egress }
-spec:
-  hosts: [api.example.com]
-  resolution: DNS
-  ports: [{ number: 443, name: tls, protocol: TLS }]
+    const endpoints = `
   endpoints:
   - { address: a.example.com, locality: eu/west }
-  - { address: b.example.com, weight: 3, locality: eu/west }
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: rr, namespace: egress }
-spec:
-  hosts: [rr.example.com]
-  resolution: DNS_ROUND_ROBIN
-  ports: [{ number: 80, name: http, protocol: HTTP }]
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: any, namespace: egress }
-spec:
-  hosts: [db.example.com]
-  resolution: NONE
-  ports: [{ number: 5432, name: tcp, protocol: TCP }]
+  - { address: b.example.com, weight: 3, locality: eu/west }`;
+    const push = pushOf(`
+${serviceEntryYaml('egress', 'external', 'api.example.com', 'DNS', '{ number: 443, name: tls, protocol: TLS }', endpoints)}
+${serviceEntryYaml('egress', 'rr', 'rr.example.com', 'DNS_ROUND_ROBIN', '{ number: 80, name: http, protocol: HTTP }')}
+${serviceEntryYaml('egress', 'any', 'db.example.com', 'NONE', '{ number: 5432, name: tcp, protocol: TCP }')}
 `);
     const clusters = clustersOf(new SidecarGenerator({}), push, client);
     const dns = 'outbound|443||api.example.com';
-    const ep = (address: string, port: number, weight: number) => ({
-      endpoint: { address: { socket_address: { address, port_value: port } } },
-      health_status: 'HEALTHY',
-      load_balancing_weight: { value: weight },
-    });
     expect(clusters[dns]).to.deep.equal({
       name: dns,
       type: 'STRICT_DNS',
@@ -256,7 +193,7 @@ spec:
       lb_policy: 'LEAST_REQUEST',
       load_assignment: {
         cluster_name: dns,
-        endpoints: [{ locality: { region: 'eu', zone: 'west' }, lb_endpoints: [ep('a.example.com', 443, 1), ep('b.example.com', 443, 3)], load_balancing_weight: { value: 4 } }],
+        endpoints: [{ locality: { region: 'eu', zone: 'west' }, lb_endpoints: [lbEndpoint('a.example.com', 443, 1), lbEndpoint('b.example.com', 443, 3)], load_balancing_weight: { value: 4 } }],
       },
       circuit_breakers: { thresholds: [defaultThresholds] },
       metadata: meta('api.example.com', 'api.example.com', 'egress'),
@@ -266,7 +203,7 @@ spec:
     expect(rr).to.include({ type: 'LOGICAL_DNS' });
     expect(rr.load_assignment).to.deep.equal({
       cluster_name: 'outbound|80||rr.example.com',
-      endpoints: [{ locality: {}, lb_endpoints: [ep('rr.example.com', 80, 1)], load_balancing_weight: { value: 1 } }],
+      endpoints: [{ locality: {}, lb_endpoints: [lbEndpoint('rr.example.com', 80, 1)], load_balancing_weight: { value: 1 } }],
     });
     const none = 'outbound|5432||db.example.com';
     expect(clusters[none]).to.deep.equal({
@@ -281,7 +218,7 @@ spec:
 
   it('adds PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster and inbound clusters of its own services', () => {
     const push = pushOf(REVIEWS);
-    const reviewsV1 = proxyOf('10.0.0.1', 'bookinfo', { app: 'reviews', version: 'v1' }, 'NONE');
+    const reviewsV1 = proxyOf('10.0.0.1', 'bookinfo', { app: 'reviews', version: 'v1' }, { INTERCEPTION_MODE: 'NONE' });
     const clusters = clustersOf(new SidecarGenerator({}), push, reviewsV1);
     const useDownstream = {
       'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
@@ -289,14 +226,15 @@ spec:
         use_downstream_protocol_config: { http_protocol_options: {}, http2_protocol_options: {} },
       },
     };
-    expect(clusters.PassthroughCluster).to.deep.equal({
-      name: 'PassthroughCluster',
+    const passthrough = (name: string) => ({
+      name,
       type: 'ORIGINAL_DST',
       lb_policy: 'CLUSTER_PROVIDED',
       connect_timeout: { seconds: '10' },
       circuit_breakers: { thresholds: [defaultThresholds] },
       typed_extension_protocol_options: useDownstream,
     });
+    expect(clusters.PassthroughCluster).to.deep.equal(passthrough('PassthroughCluster'));
     expect(clusters.BlackHoleCluster).to.deep.equal({
       name: 'BlackHoleCluster',
       type: 'STATIC',
@@ -304,13 +242,8 @@ spec:
       load_assignment: { cluster_name: 'BlackHoleCluster' },
     });
     expect(clusters.InboundPassthroughCluster).to.deep.equal({
-      name: 'InboundPassthroughCluster',
-      type: 'ORIGINAL_DST',
-      lb_policy: 'CLUSTER_PROVIDED',
-      connect_timeout: { seconds: '10' },
-      circuit_breakers: { thresholds: [defaultThresholds] },
+      ...passthrough('InboundPassthroughCluster'),
       upstream_bind_config: { source_address: { address: '127.0.0.6', port_value: 0 } },
-      typed_extension_protocol_options: useDownstream,
     });
     // Service port 9080 → the application on 127.0.0.1:<target port 8080>.
     expect(clusters['inbound|9080||']).to.deep.equal({
@@ -331,22 +264,8 @@ spec:
 
   it('keeps to the hosts of a Sidecar egress listener', () => {
     const push = pushOf(`${REVIEWS}
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: ratings, namespace: other }
-spec:
-  hosts: [ratings.other.svc.cluster.local]
-  resolution: STATIC
-  ports: [{ number: 9080, name: http, protocol: HTTP }]
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: details, namespace: other }
-spec:
-  hosts: [details.other.svc.cluster.local]
-  resolution: STATIC
-  ports: [{ number: 9080, name: http, protocol: HTTP }]
+${serviceEntryYaml('other', 'ratings', 'ratings.other.svc.cluster.local', 'STATIC', '{ number: 9080, name: http, protocol: HTTP }')}
+${serviceEntryYaml('other', 'details', 'details.other.svc.cluster.local', 'STATIC', '{ number: 9080, name: http, protocol: HTTP }')}
 ---
 apiVersion: networking.mesh.io/v1
 kind: Sidecar
@@ -392,36 +311,23 @@ spec:
   });
 
   it('restricts clusters to what gRPC accepts when forGrpc is set', () => {
-    const push = pushOf(`${REVIEWS}
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: external, namespace: egress }
-spec:
-  hosts: [api.example.com]
-  resolution: DNS
-  ports: [{ number: 443, name: grpc, protocol: GRPC }]
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: reviews, namespace: bookinfo }
-spec:
+    const rule = reviewsRule(`
   host: reviews
   trafficPolicy: { loadBalancer: { simple: LEAST_REQUEST } }
   subsets:
   - name: v2
     labels: { version: v2 }
-    trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user, maglev: {} } } }
-`);
+    trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user, maglev: {} } } }`);
+    const push = pushOf(REVIEWS + serviceEntryYaml('egress', 'external', 'api.example.com', 'DNS', '{ number: 443, name: grpc, protocol: GRPC }') + rule);
     const reviews = push.service('reviews.bookinfo.svc.cluster.local')!;
     const built = buildOutboundClusters(push, client, reviews, reviews.ports[1], { forGrpc: true });
-    const decoded = built.map((c) => decodeMessage(TypeUrl.Cluster, encodeMessage(TypeUrl.Cluster, c)));
+    const decoded = built.map((c) => roundTrip(TypeUrl.Cluster, c));
     expect(decoded.map((c) => [c.name, c.type, c.lb_policy])).to.deep.equal([
       ['outbound|9090||reviews.bookinfo.svc.cluster.local', 'EDS', 'ROUND_ROBIN'],
       ['outbound|9090|v2|reviews.bookinfo.svc.cluster.local', 'EDS', 'RING_HASH'],
     ]);
     const external = push.service('api.example.com')!;
     const [dns] = buildOutboundClusters(push, client, external, external.ports[0], { forGrpc: true });
-    expect(decodeMessage(TypeUrl.Cluster, encodeMessage(TypeUrl.Cluster, dns))).to.include({ type: 'EDS' });
+    expect(roundTrip(TypeUrl.Cluster, dns)).to.include({ type: 'EDS' });
   });
 });

@@ -1,45 +1,11 @@
 import { expect } from 'chai';
-import { KINDS, KindRegistry, parseConfigText } from '../../src/modules/config';
-import { ServiceEntrySpec } from '../../src/modules/config/kinds/service-entry';
-import { WorkloadEntrySpec } from '../../src/modules/config/kinds/workload-entry';
-import { ConfigResource } from '../../src/modules/config/resource';
 import { EndpointContributor } from '../../src/modules/generators/api';
 import { buildLoadAssignment } from '../../src/modules/generators/common';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
-import { parseProxy, Proxy, PushContext } from '../../src/modules/model';
-import { buildRegistry } from '../../src/modules/registry/build';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
+import { decodeMessage } from '../../src/modules/xds/protos';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
-
-// ---- helpers (each sidecar test file carries its own copy) ----
-function pushOf(yaml: string): PushContext {
-  const parsed = parseConfigText('test.yaml', yaml, new KindRegistry(KINDS));
-  expect(parsed.issues.map((i) => `${i.kind}/${i.name} ${i.field}: ${i.message}`)).to.deep.equal([]);
-  const config = new Map<string, ConfigResource[]>();
-  for (const { resource } of parsed.resources) config.set(resource.kind, [...(config.get(resource.kind) ?? []), resource]);
-  const of = <S extends object>(kind: string) => (config.get(kind) ?? []) as ConfigResource<S>[];
-  const registry = buildRegistry(of<ServiceEntrySpec>('ServiceEntry'), of<WorkloadEntrySpec>('WorkloadEntry'));
-  return new PushContext('1', config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' });
-}
-
-function proxyOf(ip: string, namespace: string, labels: Record<string, string>, mode = 'REDIRECT'): Proxy {
-  return parseProxy(`sidecar~${ip}~pod.${namespace}~${namespace}.svc.cluster.local`, { NAMESPACE: namespace, LABELS: labels, INTERCEPTION_MODE: mode });
-}
-
-function endpointsOf(gen: SidecarGenerator, push: PushContext, proxy: Proxy, names?: string[]): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const r of gen.generate({ proxy, push, typeUrl: TypeUrl.ClusterLoadAssignment, names })) {
-    out[r.name] = decodeMessage(TypeUrl.ClusterLoadAssignment, r.body);
-  }
-  return out;
-}
-
-const lbEndpoint = (address: string, port: number, weight = 1) => ({
-  endpoint: { address: { socket_address: { address, port_value: port } } },
-  health_status: 'HEALTHY',
-  load_balancing_weight: { value: weight },
-});
-// ---------------------------------------------------------------
+import { endpointsOf, lbEndpoint, roundTrip } from '../helpers/envoy';
+import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
 
 const CONFIG = `
 apiVersion: networking.mesh.io/v1
@@ -145,15 +111,7 @@ describe('sidecar generator: EDS', () => {
   });
 
   it('gives a service without endpoints an empty assignment', () => {
-    const push = pushOf(`
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: empty, namespace: bookinfo }
-spec:
-  hosts: [empty.bookinfo.svc.cluster.local]
-  resolution: STATIC
-  ports: [{ number: 80, name: http, protocol: HTTP }]
-`);
+    const push = pushOf(serviceEntryYaml('bookinfo', 'empty', 'empty.bookinfo.svc.cluster.local', 'STATIC', '{ number: 80, name: http, protocol: HTTP }'));
     const name = 'outbound|80||empty.bookinfo.svc.cluster.local';
     expect(endpointsOf(new SidecarGenerator({}), push, client, [name])[name]).to.deep.equal({ cluster_name: name });
   });
@@ -170,7 +128,7 @@ spec:
     expect(first.metadata).to.deep.equal({ filter_metadata: { mesh: { fields: { workload: { string_value: 'WorkloadEntry/bookinfo/reviews-v1' } } } } });
     // The builder the gRPC generator uses takes the same contributors.
     const built = buildLoadAssignment(push, client, DEFAULT, [contributor])!;
-    expect(decodeMessage(TypeUrl.ClusterLoadAssignment, encodeMessage(TypeUrl.ClusterLoadAssignment, built))).to.deep.equal(cla);
+    expect(roundTrip(TypeUrl.ClusterLoadAssignment, built)).to.deep.equal(cla);
   });
 
   it('shares an encoded assignment between proxies, per DestinationRule for subsets', () => {

@@ -1,40 +1,11 @@
 import { expect } from 'chai';
-import { KINDS, KindRegistry, parseConfigText } from '../../src/modules/config';
-import { ServiceEntrySpec } from '../../src/modules/config/kinds/service-entry';
-import { WorkloadEntrySpec } from '../../src/modules/config/kinds/workload-entry';
-import { ConfigResource } from '../../src/modules/config/resource';
 import { buildVirtualHost } from '../../src/modules/generators/common';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
-import { parseProxy, Proxy, PushContext } from '../../src/modules/model';
-import { buildRegistry } from '../../src/modules/registry/build';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
+import { Proxy } from '../../src/modules/model';
+import { decodeMessage } from '../../src/modules/xds/protos';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
-
-// ---- helpers (each sidecar test file carries its own copy) ----
-function pushOf(yaml: string): PushContext {
-  const parsed = parseConfigText('test.yaml', yaml, new KindRegistry(KINDS));
-  expect(parsed.issues.map((i) => `${i.kind}/${i.name} ${i.field}: ${i.message}`)).to.deep.equal([]);
-  const config = new Map<string, ConfigResource[]>();
-  for (const { resource } of parsed.resources) config.set(resource.kind, [...(config.get(resource.kind) ?? []), resource]);
-  const of = <S extends object>(kind: string) => (config.get(kind) ?? []) as ConfigResource<S>[];
-  const registry = buildRegistry(of<ServiceEntrySpec>('ServiceEntry'), of<WorkloadEntrySpec>('WorkloadEntry'));
-  return new PushContext('1', config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' });
-}
-
-function proxyOf(ip: string, namespace: string, labels: Record<string, string>, mode = 'REDIRECT'): Proxy {
-  return parseProxy(`sidecar~${ip}~pod.${namespace}~${namespace}.svc.cluster.local`, { NAMESPACE: namespace, LABELS: labels, INTERCEPTION_MODE: mode });
-}
-
-function routesOf(gen: SidecarGenerator, push: PushContext, proxy: Proxy, names?: string[]): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const r of gen.generate({ proxy, push, typeUrl: TypeUrl.RouteConfiguration, names })) out[r.name] = decodeMessage(TypeUrl.RouteConfiguration, r.body);
-  return out;
-}
-
-type VirtualHost = { name: string; domains: string[]; routes: Record<string, unknown>[] };
-function vhostsOf(config: Record<string, unknown>): Record<string, VirtualHost> {
-  return Object.fromEntries((config.virtual_hosts as VirtualHost[]).map((v) => [v.name, v]));
-}
+import { million, roundTrip, routesOf, VirtualHost, vhostsOf } from '../helpers/envoy';
+import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
 
 const defaultRetry = {
   retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes',
@@ -51,8 +22,6 @@ const allowAny = {
   domains: ['*'],
   routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: 'PassthroughCluster', timeout: noTimeout } }],
 };
-const million = (numerator: number) => ({ numerator, denominator: 'MILLION' });
-// ---------------------------------------------------------------
 
 const SERVICES = `
 apiVersion: networking.mesh.io/v1
@@ -74,24 +43,20 @@ spec:
   ports:
   - { number: 9080, name: http, protocol: HTTP }
   - { number: 8080, name: http-alt, protocol: HTTP }
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: mysql, namespace: bookinfo }
-spec:
-  hosts: [mysql.bookinfo.svc.cluster.local]
-  resolution: STATIC
-  ports: [{ number: 9080, name: tcp, protocol: TCP }]
-`;
+${serviceEntryYaml('bookinfo', 'mysql', 'mysql.bookinfo.svc.cluster.local', 'STATIC', '{ number: 9080, name: tcp, protocol: TCP }')}`;
 
-const REVIEWS_VS = `
+/** The VirtualService `reviews` in bookinfo, with `http` (YAML lines) as its rules. */
+const reviewsVirtualService = (http: string) => `
 ---
 apiVersion: networking.mesh.io/v1
 kind: VirtualService
 metadata: { name: reviews, namespace: bookinfo }
 spec:
   hosts: [reviews]
-  http:
+  http:${http}
+`;
+
+const REVIEWS_VS = reviewsVirtualService(`
   - name: jason
     match:
     - name: by-header
@@ -145,50 +110,26 @@ spec:
     retries: { attempts: 0 }
   - route: [{ destination: { host: ratings } }]
   - name: unreachable
-    route: [{ destination: { host: reviews } }]
-`;
+    route: [{ destination: { host: reviews } }]`);
 
 describe('sidecar generator: RDS', () => {
   const client = proxyOf('10.0.9.9', 'bookinfo', { app: 'productpage' });
 
   it('routes a service without VirtualService to its default cluster, and anything else to PassthroughCluster', () => {
     const routes = routesOf(new SidecarGenerator({}), pushOf(SERVICES), client, ['9080']);
+    // Each bookinfo host on 9080, seen from bookinfo: every name it goes by, one default route.
+    const defaultVhost = (name: string) => {
+      const fqdn = `${name}.bookinfo.svc.cluster.local`;
+      return {
+        name: `${fqdn}:9080`,
+        domains: [fqdn, `${fqdn}.`, name, `${name}.bookinfo`, `${name}.bookinfo.svc`].flatMap((d) => [d, `${d}:9080`]),
+        routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: `outbound|9080||${fqdn}`, timeout: noTimeout, retry_policy: defaultRetry } }],
+      };
+    };
     expect(routes['9080']).to.deep.equal({
       name: '9080',
       validate_clusters: { value: false },
-      virtual_hosts: [
-        {
-          name: 'ratings.bookinfo.svc.cluster.local:9080',
-          domains: [
-            'ratings.bookinfo.svc.cluster.local', 'ratings.bookinfo.svc.cluster.local:9080',
-            'ratings.bookinfo.svc.cluster.local.', 'ratings.bookinfo.svc.cluster.local.:9080',
-            'ratings', 'ratings:9080', 'ratings.bookinfo', 'ratings.bookinfo:9080', 'ratings.bookinfo.svc', 'ratings.bookinfo.svc:9080',
-          ],
-          routes: [
-            {
-              name: 'default',
-              match: { prefix: '/' },
-              route: { cluster: 'outbound|9080||ratings.bookinfo.svc.cluster.local', timeout: noTimeout, retry_policy: defaultRetry },
-            },
-          ],
-        },
-        {
-          name: 'reviews.bookinfo.svc.cluster.local:9080',
-          domains: [
-            'reviews.bookinfo.svc.cluster.local', 'reviews.bookinfo.svc.cluster.local:9080',
-            'reviews.bookinfo.svc.cluster.local.', 'reviews.bookinfo.svc.cluster.local.:9080',
-            'reviews', 'reviews:9080', 'reviews.bookinfo', 'reviews.bookinfo:9080', 'reviews.bookinfo.svc', 'reviews.bookinfo.svc:9080',
-          ],
-          routes: [
-            {
-              name: 'default',
-              match: { prefix: '/' },
-              route: { cluster: 'outbound|9080||reviews.bookinfo.svc.cluster.local', timeout: noTimeout, retry_policy: defaultRetry },
-            },
-          ],
-        },
-        allowAny,
-      ],
+      virtual_hosts: [defaultVhost('ratings'), defaultVhost('reviews'), allowAny],
     });
   });
 
@@ -328,14 +269,7 @@ spec:
 
   it('follows the scope: other namespaces get no short names, REGISTRY_ONLY blocks, and the FQDN option', () => {
     const push = pushOf(`${SERVICES}
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: clash, namespace: bookinfo }
-spec:
-  hosts: [reviews.bookinfo]
-  resolution: STATIC
-  ports: [{ number: 9080, name: http, protocol: HTTP }]
+${serviceEntryYaml('bookinfo', 'clash', 'reviews.bookinfo', 'STATIC', '{ number: 9080, name: http, protocol: HTTP }')}
 ---
 apiVersion: networking.mesh.io/v1
 kind: Sidecar
@@ -361,7 +295,7 @@ spec:
     const blockAll = { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, direct_response: { status: 502 } }] };
     expect(vhosts[3]).to.deep.equal(blockAll);
     // Without capture, a listener cannot pass through to an original destination (it would be itself).
-    const uncaptured = routesOf(new SidecarGenerator({}), push, proxyOf('10.0.9.9', 'bookinfo', {}, 'NONE'), ['9080'])['9080'];
+    const uncaptured = routesOf(new SidecarGenerator({}), push, proxyOf('10.0.9.9', 'bookinfo', {}, { INTERCEPTION_MODE: 'NONE' }), ['9080'])['9080'];
     expect((uncaptured.virtual_hosts as VirtualHost[]).at(-1)).to.deep.equal(blockAll);
   });
 
@@ -369,7 +303,7 @@ spec:
     const push = pushOf(SERVICES + REVIEWS_VS);
     const reviews = push.service('reviews.bookinfo.svc.cluster.local')!;
     const vh = buildVirtualHost(push, client, reviews, reviews.ports[0], { forGrpc: true });
-    const decoded = decodeMessage(TypeUrl.RouteConfiguration, encodeMessage(TypeUrl.RouteConfiguration, { name: 'x', virtual_hosts: [vh] }));
+    const decoded = roundTrip(TypeUrl.RouteConfiguration, { name: 'x', virtual_hosts: [vh] });
     const [host] = decoded.virtual_hosts as VirtualHost[];
     expect(host.domains).to.deep.equal(['reviews.bookinfo.svc.cluster.local', 'reviews.bookinfo.svc.cluster.local:9080']);
     expect(host.routes.map((r) => r.name ?? '')).to.deep.equal(['jason.by-header', 'split', 'regex-rewrite', '']);
@@ -400,18 +334,10 @@ spec:
     expect(gen.generate({ proxy: client, push, typeUrl: TypeUrl.RouteConfiguration, names: ['not-a-port'] })).to.deep.equal([]);
 
     // With a sourceLabels match, the labels are part of the key.
-    const bySource = pushOf(`${SERVICES}
----
-apiVersion: networking.mesh.io/v1
-kind: VirtualService
-metadata: { name: reviews, namespace: bookinfo }
-spec:
-  hosts: [reviews]
-  http:
+    const bySource = pushOf(SERVICES + reviewsVirtualService(`
   - match: [{ sourceLabels: { app: productpage } }]
     route: [{ destination: { host: reviews, subset: v2 } }]
-  - route: [{ destination: { host: reviews, subset: v1 } }]
-`);
+  - route: [{ destination: { host: reviews, subset: v1 } }]`));
     const body = (p: Proxy) => gen.generate({ proxy: p, push: bySource, typeUrl: TypeUrl.RouteConfiguration, names: ['9080'] })[0].body;
     const productpage = body(client);
     expect(body(proxyOf('10.0.9.7', 'bookinfo', { app: 'productpage' }))).to.equal(productpage);

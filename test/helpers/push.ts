@@ -21,3 +21,21 @@ export function pushOf(yaml: string, version = '1'): PushContext {
 export function proxyOf(ip: string, namespace: string, labels: Record<string, string> = {}, metadata: Record<string, string> = {}): Proxy {
   return parseProxy(`sidecar~${ip}~pod.${namespace}~${namespace}.svc.cluster.local`, { NAMESPACE: namespace, LABELS: labels, ...metadata });
 }
+
+/**
+ * A ServiceEntry document of one host and one port, starting with `---` so that it can follow
+ * others: serviceEntryYaml('egress', 'rr', 'rr.example.com', 'DNS_ROUND_ROBIN', '{ number: 80, name: http, protocol: HTTP }').
+ * `more` is further lines of its spec, each indented by two spaces.
+ */
+export function serviceEntryYaml(namespace: string, name: string, host: string, resolution: string, port: string, more = ''): string {
+  return `
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ${name}, namespace: ${namespace} }
+spec:
+  hosts: [${host}]
+  resolution: ${resolution}
+  ports: [${port}]${more}
+`;
+}

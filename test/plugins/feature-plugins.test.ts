@@ -1,32 +1,13 @@
 import { expect } from 'chai';
 import { createContainer } from '../../src/container';
-import { KINDS, KindRegistry, parseConfigText } from '../../src/modules/config';
-import { ServiceEntrySpec } from '../../src/modules/config/kinds/service-entry';
-import { WorkloadEntrySpec } from '../../src/modules/config/kinds/workload-entry';
-import { ConfigResource } from '../../src/modules/config/resource';
 import { generatorsFrom } from '../../src/modules/discovery/generators';
-import { parseProxy, Proxy, PushContext } from '../../src/modules/model';
-import { buildRegistry } from '../../src/modules/registry/build';
-import { decodeMessage } from '../../src/modules/xds/protos';
+import { Proxy, PushContext } from '../../src/modules/model';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
+import {
+  decodedOf, filterNames as names, hcmOf, httpFilterNames, inboundFilters as inbound, Obj, outboundFilters as outbound, serviceStruct, str, tcpProxy,
+} from '../helpers/envoy';
+import { proxyOf, pushOf } from '../helpers/push';
 import { REPO_ROOT, runCli } from '../helpers/run-cli';
-
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-// ---- helpers ----
-function pushOf(yaml: string): PushContext {
-  const parsed = parseConfigText('test.yaml', yaml, new KindRegistry(KINDS));
-  expect(parsed.issues.map((i) => `${i.kind}/${i.name} ${i.field}: ${i.message}`)).to.deep.equal([]);
-  const config = new Map<string, ConfigResource[]>();
-  for (const { resource } of parsed.resources) config.set(resource.kind, [...(config.get(resource.kind) ?? []), resource]);
-  const of = <S extends object>(kind: string) => (config.get(kind) ?? []) as ConfigResource<S>[];
-  const registry = buildRegistry(of<ServiceEntrySpec>('ServiceEntry'), of<WorkloadEntrySpec>('WorkloadEntry'));
-  return new PushContext('1', config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' });
-}
-
-function proxyOf(ip: string, namespace: string, labels: Record<string, string>): Proxy {
-  return parseProxy(`sidecar~${ip}~pod.${namespace}~${namespace}.svc.cluster.local`, { NAMESPACE: namespace, LABELS: labels, INTERCEPTION_MODE: 'REDIRECT' });
-}
 
 /** Every built-in plugin's setting, off; tests turn one (or all) on. */
 const ALL_OFF: Record<string, string> = {
@@ -52,40 +33,16 @@ interface Generated {
 function generate(env: Record<string, string>, push: PushContext, proxy: Proxy): Generated {
   const { container, settings } = createContainer({ program: 'pilot-discovery', env, cwd: REPO_ROOT });
   const gen = generatorsFrom(container, settings).get('')!;
-  const all = (typeUrl: typeof TypeUrl.Listener | typeof TypeUrl.Cluster) =>
-    Object.fromEntries(gen.generate({ proxy, push, typeUrl, names: undefined }).map((r) => [r.name, decodeMessage(typeUrl, r.body)]));
   return {
-    listeners: all(TypeUrl.Listener),
-    clusters: all(TypeUrl.Cluster),
+    listeners: decodedOf<Obj>(gen, TypeUrl.Listener, push, proxy),
+    clusters: decodedOf<Obj>(gen, TypeUrl.Cluster, push, proxy),
     endpoints(name) {
-      const [r] = gen.generate({ proxy, push, typeUrl: TypeUrl.ClusterLoadAssignment, names: [name] });
-      expect(r, name).to.not.equal(undefined);
-      return decodeMessage(TypeUrl.ClusterLoadAssignment, r.body);
+      const cla = decodedOf<Obj>(gen, TypeUrl.ClusterLoadAssignment, push, proxy, [name])[name];
+      expect(cla, name).to.not.equal(undefined);
+      return cla;
     },
   };
 }
-
-/** The filters of the outbound listener of `port` (its match-all chain). */
-function outbound(g: Generated, port: number): Obj[] {
-  const listener = g.listeners[`0.0.0.0_${port}`];
-  expect(listener, `listener 0.0.0.0_${port}`).to.not.equal(undefined);
-  return listener.filter_chains[listener.filter_chains.length - 1].filters;
-}
-
-/** The filters of the virtualInbound chain of `port`. */
-function inbound(g: Generated, port: number): Obj[] {
-  const chain = g.listeners.virtualInbound.filter_chains.find((c: Obj) => c.name === `inbound|${port}||`);
-  expect(chain, `inbound chain of ${port}`).to.not.equal(undefined);
-  return chain.filters;
-}
-
-const names = (filters: Obj[]) => filters.map((f) => f.name);
-/** The HTTP connection manager's config (the chain's only filter). */
-function hcmOf(filters: Obj[]): Obj {
-  expect(names(filters)).to.deep.equal(['envoy.filters.network.http_connection_manager']);
-  return filters[0].typed_config;
-}
-const httpFilterNames = (filters: Obj[]) => hcmOf(filters).http_filters.map((f: Obj) => f.name);
 
 const TCP_PROXY = 'envoy.filters.network.tcp_proxy';
 const MX = 'mesh.metadata_exchange';
@@ -95,7 +52,6 @@ const MONGO = 'envoy.filters.network.mongo_proxy';
 const REDIS = 'envoy.filters.network.redis_proxy';
 const HTTP_TAIL = ['envoy.filters.http.cors', 'envoy.filters.http.fault', 'envoy.filters.http.router'];
 const INBOUND_HTTP_TAIL = ['envoy.filters.http.router'];
-// ------------------
 
 /** A workload (10.0.0.5, the proxy under test) serving one port of each protocol. */
 const DB = `
@@ -125,7 +81,15 @@ const IN = (port: number) => `inbound|${port}||`;
 
 describe('built-in feature plugins (through the container)', () => {
   const push = pushOf(DB);
-  const proxy = proxyOf('10.0.0.5', 'foo', { app: 'db' });
+  const proxy = proxyOf('10.0.0.5', 'foo', { app: 'db' }, { INTERCEPTION_MODE: 'REDIRECT' });
+
+  /** The "off" case of a database filter plugin: `port` gets metadata exchange and tcp_proxy only, both ways. */
+  const itLeavesPlainTcpProxy = (setting: string, protocol: string, port: number) =>
+    it(`off: plain tcp_proxy on ${protocol} ports`, () => {
+      const g = generate({ ...ALL_ON, [setting]: 'false' }, push, proxy);
+      expect(names(outbound(g, port))).to.deep.equal([MX, TCP_PROXY]);
+      expect(names(inbound(g, port))).to.deep.equal([MX, TCP_PROXY]);
+    });
 
   it('with every plugin off, chains carry only the mesh’s own filters', () => {
     const g = generate(ALL_OFF, push, proxy);
@@ -239,18 +203,14 @@ describe('built-in feature plugins (through the container)', () => {
       const g = generate({ ...ALL_OFF, PILOT_ENABLE_SQLDB_FILTER: 'true' }, push, proxy);
       expect(outbound(g, 3306)).to.deep.equal([
         { name: MYSQL, typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.mysql_proxy.v3.MySQLProxy', stat_prefix: OUT(3306) } },
-        { name: TCP_PROXY, typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy', stat_prefix: OUT(3306), cluster: OUT(3306) } },
+        tcpProxy(OUT(3306)),
       ]);
       expect(names(inbound(g, 3306))).to.deep.equal([MYSQL, TCP_PROXY]);
       expect(inbound(g, 3306)[0].typed_config.stat_prefix).to.equal(IN(3306));
       for (const port of [9000, 6379, 27017]) expect(names(outbound(g, port)), `port ${port}`).to.deep.equal([TCP_PROXY]);
     });
 
-    it('off: plain tcp_proxy on MYSQL ports', () => {
-      const g = generate({ ...ALL_ON, PILOT_ENABLE_SQLDB_FILTER: 'false' }, push, proxy);
-      expect(names(outbound(g, 3306))).to.deep.equal([MX, TCP_PROXY]);
-      expect(names(inbound(g, 3306))).to.deep.equal([MX, TCP_PROXY]);
-    });
+    itLeavesPlainTcpProxy('PILOT_ENABLE_SQLDB_FILTER', 'MYSQL', 3306);
   });
 
   describe('docdb-filter (PILOT_ENABLE_DOCDB_FILTER)', () => {
@@ -265,11 +225,7 @@ describe('built-in feature plugins (through the container)', () => {
       for (const port of [9000, 3306, 6379]) expect(names(outbound(g, port)), `port ${port}`).to.deep.equal([TCP_PROXY]);
     });
 
-    it('off: plain tcp_proxy on MONGO ports', () => {
-      const g = generate({ ...ALL_ON, PILOT_ENABLE_DOCDB_FILTER: 'false' }, push, proxy);
-      expect(names(outbound(g, 27017))).to.deep.equal([MX, TCP_PROXY]);
-      expect(names(inbound(g, 27017))).to.deep.equal([MX, TCP_PROXY]);
-    });
+    itLeavesPlainTcpProxy('PILOT_ENABLE_DOCDB_FILTER', 'MONGO', 27017);
   });
 
   describe('kvstore-filter (PILOT_ENABLE_KVSTORE_FILTER)', () => {
@@ -371,15 +327,13 @@ spec:
   - { name: v1, labels: { version: v1 } }
 `;
 
-const str = (s: string) => ({ string_value: s });
-const svc = (host: string, name: string) => ({ struct_value: { fields: { host: str(host), name: str(name), namespace: str('foo') } } });
-const DB_SVC = svc('db.foo.svc.cluster.local', 'db');
-const ALIAS_SVC = svc('db-alias.foo.svc.cluster.local', 'db-alias');
+const DB_SVC = serviceStruct('db.foo.svc.cluster.local', 'db', 'foo');
+const ALIAS_SVC = serviceStruct('db-alias.foo.svc.cluster.local', 'db-alias', 'foo');
 const servicesOf = (cluster: Obj) => cluster.metadata.filter_metadata.mesh.fields.services.list_value.values;
 
 describe('telemetry plugins (through the container)', () => {
   const push = pushOf(TELEMETRY);
-  const proxy = proxyOf('10.0.0.5', 'foo', { app: 'db' });
+  const proxy = proxyOf('10.0.0.5', 'foo', { app: 'db' }, { INTERCEPTION_MODE: 'REDIRECT' });
 
   describe('telemetry-labels (PILOT_ENABLE_TELEMETRY_LABEL)', () => {
     it('on: an inbound cluster names every service of the workload on its port; outbound ones keep theirs, once', () => {

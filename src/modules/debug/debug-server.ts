@@ -1,4 +1,5 @@
 import * as http from 'node:http';
+import { stopHttpServer } from '../monitoring/http-lifecycle';
 import { ListenAddress, listenOn } from '../monitoring/listen-address';
 
 /** What a debug handler answers: `json` (pretty-printed) wins over `text`; status defaults to 200. */
@@ -56,11 +57,7 @@ export class DebugHttpServer {
 
   /** Stops accepting connections and drops idle keep-alive ones so shutdown is not held up by clients. */
   stop(): Promise<void> {
-    if (!this.server.listening) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeIdleConnections();
-    });
+    return stopHttpServer(this.server);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import { isIPv4 } from 'node:net';
+import { stopHttpServer } from './http-lifecycle';
 import { ListenAddress, listenOn } from './listen-address';
 
 /** Anything that renders Prometheus text: a DaemonMetrics or a bare prom-client Registry. */
@@ -43,11 +44,7 @@ export class MonitoringServer {
 
   /** Stops accepting connections and drops idle keep-alive ones so shutdown does not wait for scrapers. */
   stop(): Promise<void> {
-    if (!this.server.listening) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeIdleConnections();
-    });
+    return stopHttpServer(this.server);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -1,6 +1,6 @@
 import { inject } from 'inversify';
 import { EndpointContributor } from '../../modules/generators/api';
-import { MESH_METADATA_KEY } from '../../modules/generators/common/clusters';
+import { MESH_METADATA_KEY } from '../../modules/generators/common';
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { ServiceEndpoint } from '../../modules/registry/model';
 import { Settings, SettingsToken } from '../../modules/settings/settings';

@@ -1,5 +1,5 @@
 import { ClusterContributor } from '../../modules/generators/api';
-import { MESH_METADATA_KEY, serviceShortName } from '../../modules/generators/common/clusters';
+import { MESH_METADATA_KEY, serviceShortName } from '../../modules/generators/common';
 import { parseClusterName } from '../../modules/generators/naming';
 import { Proxy } from '../../modules/model/proxy';
 import { PushContext } from '../../modules/model/push-context';

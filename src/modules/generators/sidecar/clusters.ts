@@ -5,7 +5,7 @@ import { TypeUrl, typeUrlOf } from '../../xds/type-urls';
 import { XdsResource } from '../api';
 import {
   buildOutboundClusters, clusterMetadata, DEFAULT_CONNECT_TIMEOUT, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
-} from '../common/clusters';
+} from '../common';
 import { inboundClusterName } from '../naming';
 import { inboundKey, inboundPorts } from './inbound';
 import { encodeNamed, pick, SidecarContext } from './options';

@@ -6,7 +6,7 @@ import { Service } from '../../registry/model';
 import { encodeMessage } from '../../xds/protos';
 import { TypeUrl } from '../../xds/type-urls';
 import { XdsResource } from '../api';
-import { buildLoadAssignment } from '../common/clusters';
+import { buildLoadAssignment } from '../common';
 import { outboundClusterName, parseClusterName } from '../naming';
 import { SidecarContext } from './options';
 import { SidecarScope, sidecarScope } from './scope';

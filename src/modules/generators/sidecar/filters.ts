@@ -1,7 +1,7 @@
 /** Network and HTTP filters of the sidecar's listeners. */
 import { typeUrlOf } from '../../xds/type-urls';
 import { EnvoyFilter, FilterChainContext } from '../api';
-import { ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER } from '../common/clusters';
+import { ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER } from '../common';
 import { SidecarContext } from './options';
 
 export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';

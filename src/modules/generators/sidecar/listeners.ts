@@ -18,7 +18,7 @@ import { PushContext } from '../../model/push-context';
 import { isHttpProtocol, labelsMatch, Service, ServicePort } from '../../registry/model';
 import { TypeUrl } from '../../xds/type-urls';
 import { EnvoyFilter, FilterChainContext, XdsResource } from '../api';
-import { destinationCluster, endpointAddress, EnvoyEnum } from '../common/clusters';
+import { destinationCluster, endpointAddress, EnvoyEnum } from '../common';
 import { inboundClusterName, outboundClusterName } from '../naming';
 import { BLACKHOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER } from './clusters';
 import { inboundHcm, ORIGINAL_DST_FILTER, ORIGINAL_DST_TYPE, outboundHcm, tcpChainFilters, tcpProxy } from './filters';

@@ -4,7 +4,7 @@ import { PushContext } from '../../model/push-context';
 import { TypeUrl } from '../../xds/type-urls';
 import { encodeMessage } from '../../xds/protos';
 import { XdsResource } from '../api';
-import { buildVirtualHost } from '../common/clusters';
+import { buildVirtualHost } from '../common';
 import { PASSTHROUGH_CLUSTER } from './clusters';
 import { SidecarContext } from './options';
 import { configKey, parseRouteName, routeNameOf, SidecarScope, sidecarScope } from './scope';
