@@ -206,6 +206,52 @@ export class RssSampler {
   }
 }
 
+/**
+ * Event-loop responsiveness of the daemon, seen from outside: GET /ready on its monitoring
+ * port, one request at a time, every `everyMs`. A slow answer means the daemon's event loop
+ * was blocked (no I/O, so no xDS bytes leave either).
+ */
+export class StallProbe {
+  maxMs = 0;
+  private inFlightSince = 0;
+  private stopped = false;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+  constructor(private readonly port: number, private readonly everyMs = 200) {
+    this.next();
+  }
+
+  private next(): void {
+    if (this.stopped) return;
+    const started = Date.now();
+    this.inFlightSince = started;
+    const done = () => {
+      this.inFlightSince = 0;
+      this.maxMs = Math.max(this.maxMs, Date.now() - started);
+      setTimeout(() => this.next(), this.everyMs).unref();
+    };
+    const req = http.get({ host: '127.0.0.1', port: this.port, path: '/ready', agent: this.agent }, (res) => {
+      res.resume();
+      res.on('end', done);
+    });
+    req.on('error', done);
+  }
+
+  /** The longest wait in the window, including a request still unanswered. */
+  current(): number {
+    return Math.max(this.maxMs, this.inFlightSince ? Date.now() - this.inFlightSince : 0);
+  }
+
+  reset(): void {
+    this.maxMs = 0;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.agent.destroy();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Prometheus text
 // ---------------------------------------------------------------------------------------------

@@ -6,12 +6,12 @@
  *
  *   npm run bench:push -- --services 1000 --clients 2000 [--workers 1] [--json]
  */
-import { ChildProcess, fork } from 'node:child_process';
+import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { clientSpecs, endpointTarget, generateMesh, hostOf, MeshLayout, serviceEntryYaml, workloadEntriesYaml, writeAtomically } from './config';
-import { BenchError, Daemon, histogramDelta, histogramQuantile, labelValues, Metrics, procCpuSeconds, procMemory, RssSampler } from './daemon';
+import { BenchError, Daemon, REPO_ROOT, histogramDelta, histogramQuantile, labelValues, Metrics, procCpuSeconds, procMemory, RssSampler, StallProbe } from './daemon';
 import type { ClientReport, ClientSpec, Command, Reply, Report, Status, TypeTotals } from './protocol';
 import { bytes, count, distribution, Distribution, ms, table } from './stats';
 import { Short, SHORTS } from './xds';
@@ -33,9 +33,11 @@ interface Options {
   connectTimeoutMs: number;
   pushTimeoutMs: number;
   rampMs: number;
+  windowBytes: number;
   json: boolean;
   keep: boolean;
   cpuProf: boolean;
+  heapSnapshot: boolean;
 }
 
 const USAGE = `usage: npm run bench:push -- [options]
@@ -49,9 +51,12 @@ const USAGE = `usage: npm run bench:push -- [options]
   --connect-timeout S        seconds for the initial connect (default 600)
   --push-timeout S           seconds for each push (default 300)
   --ramp-ms N                spread the initial stream starts over N ms (default 0: all at once)
+  --window BYTES             clients' HTTP/2 flow-control window per stream and connection (default 64 MiB,
+                             Envoy-like; 0 = grpc-js's 64 KiB, which throttles big responses)
   --json                     print the results as JSON instead of tables
   --keep                     keep the temp dir (generated config, daemon log)
   --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
+  --heap-snapshot            write a heap snapshot of the daemon after the connect phase (in the kept temp dir)
 
 Daemon settings come from the environment as usual (e.g. PILOT_DEBOUNCE_AFTER=100ms).`;
 
@@ -67,9 +72,11 @@ function parseOptions(argv: string[]): Options {
     connectTimeoutMs: 600_000,
     pushTimeoutMs: 300_000,
     rampMs: 0,
+    windowBytes: 64 * 1024 * 1024,
     json: false,
     keep: false,
     cpuProf: false,
+    heapSnapshot: false,
   };
   const ints: Record<string, (v: number) => void> = {
     '--services': (v) => (o.services = v),
@@ -81,6 +88,7 @@ function parseOptions(argv: string[]): Options {
     '--connect-timeout': (v) => (o.connectTimeoutMs = v * 1000),
     '--push-timeout': (v) => (o.pushTimeoutMs = v * 1000),
     '--ramp-ms': (v) => (o.rampMs = v),
+    '--window': (v) => (o.windowBytes = v),
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -90,6 +98,7 @@ function parseOptions(argv: string[]): Options {
     } else if (flag === '--json') o.json = true;
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
+    else if (flag === '--heap-snapshot') o.heapSnapshot = o.keep = true;
     else if (ints[flag]) {
       const text = inline ?? argv[++i];
       const v = Number(text);
@@ -184,7 +193,7 @@ class Workers {
 
   async status(): Promise<Status> {
     const replies = await this.all({ t: 'status' });
-    const out: Status = { initialDone: 0, updated: 0, awaiting: 0, lastAt: 0, responses: 0, failed: 0 };
+    const out: Status = { initialDone: 0, updated: 0, awaiting: 0, lastAt: 0, responses: 0, bytes: 0, failed: 0 };
     for (const r of replies) {
       if (r.t !== 'status') continue;
       const s = r.status;
@@ -193,6 +202,7 @@ class Workers {
       out.awaiting += s.awaiting;
       out.lastAt = Math.max(out.lastAt, s.lastAt);
       out.responses += s.responses;
+      out.bytes += s.bytes;
       out.failed += s.failed;
       out.firstError ??= s.firstError;
     }
@@ -265,6 +275,8 @@ export interface PhaseResult {
   workerCpuSeconds: number;
   daemonRssPeakBytes: number;
   daemonRssEndBytes: number;
+  /** Longest the daemon took to answer GET /ready during the phase: its event loop was blocked that long. */
+  daemonStallMs: number;
   wallMs: number;
   daemon: DaemonFigures;
 }
@@ -315,6 +327,7 @@ class Bench {
   daemon: Daemon | undefined;
   workers: Workers | undefined;
   sampler: RssSampler | undefined;
+  probe: StallProbe | undefined;
   readonly phases: PhaseResult[] = [];
   readonly failures: string[] = [];
   rssAfterConnectBytes = 0;
@@ -331,6 +344,8 @@ class Bench {
   /** Polls until `done(status)` holds and no client got anything for quietMs. */
   private async waitFor(what: string, t0: number, timeoutMs: number, done: (s: Status) => boolean, progress: (s: Status) => string): Promise<Status> {
     let lastLog = now();
+    let lastBytes = 0;
+    let lastCpu = procCpuSeconds(this.daemon!.pid);
     for (;;) {
       await sleep(100);
       this.check();
@@ -339,11 +354,18 @@ class Bench {
       const t = now();
       if (done(s) && s.lastAt > 0 && t - s.lastAt >= this.o.quietMs) return s;
       if (t - t0 > timeoutMs) {
-        throw new BenchError(`${what}: not done within ${Math.round(timeoutMs / 1000)} s (${progress(s)}; last response ${s.lastAt ? ms(t - s.lastAt) + ' ago' : 'never'})`);
+        throw new BenchError(`${what}: not done within ${ms(timeoutMs)} (${progress(s)}; last response ${s.lastAt ? ms(t - s.lastAt) + ' ago' : 'never'})`);
       }
       if (t - lastLog > 5000) {
+        const cpu = procCpuSeconds(this.daemon!.pid);
+        const secs = (t - lastLog) / 1000;
+        process.stderr.write(
+          `  ... ${what}: ${progress(s)} after ${ms(t - t0)}; last ${secs.toFixed(0)} s: clients got ${bytes(s.bytes - lastBytes)}, ` +
+            `daemon CPU ${Math.round((100 * (cpu - lastCpu)) / secs)}%, longest /ready ${ms(this.probe!.current())}; RSS ${bytes(this.sampler!.lastBytes)}\n`,
+        );
         lastLog = t;
-        process.stderr.write(`  ... ${what}: ${progress(s)} after ${ms(t - t0)}, daemon RSS ${bytes(this.sampler!.lastBytes)}\n`);
+        lastBytes = s.bytes;
+        lastCpu = cpu;
       }
     }
   }
@@ -354,7 +376,7 @@ class Bench {
     const updated = rep.clients.filter((c) => c.firstAt > 0);
     const versions = new Set(updated.flatMap((c) => c.versions));
     const convergence = initial ? rep.clients.map((c) => c.initialDoneAt - t0) : updated.map((c) => c.lastAt - t0);
-    const lastAt = Math.max(0, ...rep.clients.map((c) => c.lastAt));
+    const lastAt = rep.clients.reduce((a, c) => Math.max(a, c.lastAt), 0);
     return {
       name,
       description,
@@ -371,6 +393,7 @@ class Bench {
       workerCpuSeconds: rep.cpuSeconds,
       daemonRssPeakBytes: this.sampler!.peakBytes,
       daemonRssEndBytes: this.sampler!.sample(),
+      daemonStallMs: this.probe!.current(),
       wallMs: lastAt - t0,
       daemon: daemonFigures(mBefore, mAfter),
     };
@@ -381,13 +404,14 @@ class Bench {
     const mBefore = await daemon!.metrics();
     const cpuBefore = procCpuSeconds(daemon!.pid);
     this.sampler!.resetPeak();
+    this.probe!.reset();
     const per = Math.ceil(this.specs.length / this.workers!.list.length);
     const slices = this.workers!.list.map((_, i) => this.specs.slice(i * per, (i + 1) * per));
     this.connections = slices.reduce((a, s) => a + Math.ceil(s.length / o.streamsPerConnection), 0);
     const t0 = now();
     await Promise.all(
       this.workers!.list.map((w, i) =>
-        w.request({ t: 'connect', port: daemon!.grpcPort, clients: slices[i], streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs }),
+        w.request({ t: 'connect', port: daemon!.grpcPort, clients: slices[i], streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs, windowBytes: o.windowBytes }),
       ),
     );
     const n = this.specs.length;
@@ -405,6 +429,7 @@ class Bench {
     const mBefore = await daemon!.metrics();
     const cpuBefore = procCpuSeconds(daemon!.pid);
     this.sampler!.resetPeak();
+    this.probe!.reset();
     const t0 = now();
     change();
     const final = await this.waitFor(
@@ -450,6 +475,8 @@ class Bench {
 
 interface Results {
   options: Options;
+  /** What was measured: the checkout's commit, whether src/ differs from it, and when dist/src was built. */
+  build: { commit: string; srcModified: boolean; distBuiltAt: string };
   mesh: { services: number; workloadEntries: number; routedServices: number; files: number; connections: number };
   phases: PhaseResult[];
   daemon: { rssAfterConnectBytes: number; rssPeakDuringPushesBytes: number; vmHwmBytes: number; startupRssBytes: number };
@@ -465,7 +492,8 @@ function printTables(res: Results): void {
   const m = res.mesh;
   console.log(
     `\npush bench: ${count(m.services)} services (${count(m.workloadEntries)} WorkloadEntries, ${m.routedServices} with DestinationRule+VirtualService), ` +
-      `${count(res.options.clients)} sidecar clients in ${res.options.workers} worker process(es) over ${m.connections} gRPC connections; ${os.cpus().length} CPUs\n`,
+      `${count(res.options.clients)} sidecar clients in ${res.options.workers} worker process(es) over ${m.connections} gRPC connections; ${os.cpus().length} CPUs\n` +
+      `daemon: commit ${res.build.commit}${res.build.srcModified ? ' + uncommitted src changes' : ''}, dist built ${res.build.distBuiltAt}\n`,
   );
   for (const x of p) console.log(`  ${x.name}: ${x.description}`);
   console.log('');
@@ -499,6 +527,7 @@ function printTables(res: Results): void {
     table('Daemon', [
       head,
       row('CPU time', (x) => `${x.daemonCpuSeconds.toFixed(1)} s`),
+      row('longest /ready answer (loop stall)', (x) => ms(x.daemonStallMs)),
       row('RSS peak in phase', (x) => bytes(x.daemonRssPeakBytes)),
       row('RSS at end of phase', (x) => bytes(x.daemonRssEndBytes)),
       row('  JS heap used / external', (x) => `${bytes(x.daemon.heapUsedBytes)} / ${bytes(x.daemon.externalBytes)}`),
@@ -532,6 +561,40 @@ function printTables(res: Results): void {
 // Main
 // ---------------------------------------------------------------------------------------------
 
+/** SIGUSR2 (with --heapsnapshot-signal) and wait until the file is complete; the daemon is frozen meanwhile. */
+async function heapSnapshot(daemon: Daemon, dir: string): Promise<string> {
+  const before = new Set(fs.readdirSync(dir));
+  process.kill(daemon.pid, 'SIGUSR2');
+  let lastSize = -1;
+  for (let i = 0; i < 1200; i++) {
+    await sleep(500);
+    daemon.check();
+    const file = fs.readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!file) continue;
+    const size = fs.statSync(path.join(dir, file)).size;
+    if (size > 0 && size === lastSize) return path.join(dir, file);
+    lastSize = size;
+  }
+  throw new BenchError('the daemon wrote no heap snapshot within 10 minutes');
+}
+
+function buildInfo(): Results['build'] {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  let distBuiltAt = 'unknown';
+  try {
+    distBuiltAt = fs.statSync(path.join(REPO_ROOT, 'dist', 'src', 'main.js')).mtime.toISOString();
+  } catch {
+    // reported as unknown
+  }
+  return { commit: git('rev-parse', '--short', 'HEAD') ?? 'unknown', srcModified: (git('status', '--porcelain', '--', 'src') ?? '') !== '', distBuiltAt };
+}
+
 async function main(): Promise<number> {
   let o: Options;
   try {
@@ -544,16 +607,19 @@ async function main(): Promise<number> {
   const configDir = path.join(tmp, 'config');
   const logFile = path.join(tmp, 'daemon.log');
   let bench: Bench | undefined;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    bench?.sampler?.stop();
-    await bench?.workers?.stop().catch(() => undefined);
-    await bench?.daemon?.stop(o.cpuProf ? 60_000 : 10_000).catch(() => undefined);
-    if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
-  };
+  let cleaning: Promise<void> | undefined;
+  let interruptedBy: NodeJS.Signals | undefined;
+  // One cleanup, however many callers (the normal end, a signal): all wait for the same one.
+  const cleanup = (): Promise<void> =>
+    (cleaning ??= (async () => {
+      bench?.sampler?.stop();
+      bench?.probe?.stop();
+      await bench?.workers?.stop().catch(() => undefined);
+      await bench?.daemon?.stop(o.cpuProf ? 60_000 : 10_000).catch(() => undefined);
+      if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+    })());
   const interrupted = (signal: NodeJS.Signals) => {
+    interruptedBy = signal;
     console.error(`\n${signal}: stopping the clients and the daemon`);
     void cleanup().finally(() => process.exit(130));
   };
@@ -563,7 +629,7 @@ async function main(): Promise<number> {
     // Last resort when something threw past the cleanup.
     bench?.workers?.killNow();
     bench?.daemon?.killNow();
-    if (!o.keep && !cleaned) fs.rmSync(tmp, { recursive: true, force: true });
+    if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   // Progress goes to stderr (stdout is the report, or the JSON with --json).
@@ -581,11 +647,15 @@ async function main(): Promise<number> {
     bench.daemon = await Daemon.start({
       configDir,
       logFile,
-      nodeArgs: o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', tmp] : [],
+      nodeArgs: [
+        ...(o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', tmp] : []),
+        ...(o.heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${tmp}`] : []),
+      ],
       env: { ...process.env },
       startTimeoutMs: 120_000,
     });
     bench.sampler = new RssSampler(bench.daemon.pid);
+    bench.probe = new StallProbe(bench.daemon.monitoringPort);
     startupRss = bench.sampler.sample();
     log(`daemon pid ${bench.daemon.pid} ready in ${ms(now() - t)} (xDS on 127.0.0.1:${bench.daemon.grpcPort}), RSS ${bytes(startupRss)}`);
     if (bench.daemon.problems.length) throw new BenchError(`the daemon rejected generated config:\n${bench.daemon.problems.join('\n')}`);
@@ -593,6 +663,7 @@ async function main(): Promise<number> {
     log(`connecting ${o.clients} clients from ${o.workers} worker(s)...`);
     await bench.connect();
     log(`initial connect: all clients complete after ${ms(bench.phases[0].convergenceMs.max)}; measuring pushes...`);
+    if (o.heapSnapshot) log(`daemon heap snapshot: ${await heapSnapshot(bench.daemon, tmp)}`);
     await bench.pushes();
     vmHwm = procMemory(bench.daemon.pid)?.hwmBytes ?? 0;
     const problems = bench.daemon.problems;
@@ -602,6 +673,7 @@ async function main(): Promise<number> {
   }
   const results: Results = {
     options: o,
+    build: buildInfo(),
     mesh: {
       services: o.services,
       workloadEntries: bench?.layout.workloads.length ?? 0,
@@ -619,6 +691,11 @@ async function main(): Promise<number> {
     failures: [...(bench?.failures ?? []), ...(error ? [error] : [])],
     ...(o.keep ? { configDir, logFile } : {}),
   };
+  if (interruptedBy) {
+    // The signal handler owns the exit (130) once the cleanup is done.
+    await cleanup();
+    return new Promise<number>(() => undefined);
+  }
   log('stopping clients and daemon...');
   await cleanup();
   if (o.cpuProf) {

@@ -17,6 +17,8 @@ export interface ConnectCommand {
   streamsPerConnection: number;
   /** Spread stream starts over this many ms (0 = all at once). */
   rampMs: number;
+  /** HTTP/2 flow-control window of each client connection and stream (grpc-node.flow_control_window); 0 = grpc-js default (64 KiB). */
+  windowBytes: number;
 }
 
 /** Resets the per-phase counters; the reply carries the worker's clock at the mark. */
@@ -54,6 +56,8 @@ export interface Status {
   /** Latest response time (epoch ms, sub-ms precision) of any client since the mark; 0 if none. */
   lastAt: number;
   responses: number;
+  /** Response bytes received since the mark. */
+  bytes: number;
   /** Streams that ended or failed. */
   failed: number;
   firstError?: string;

@@ -218,6 +218,7 @@ function connect(cmd: ConnectCommand): void {
           'grpc.max_receive_message_length': -1,
           'grpc.max_send_message_length': -1,
           'grpc.keepalive_time_ms': 600_000,
+          ...(cmd.windowBytes > 0 ? { 'grpc-node.flow_control_window': cmd.windowBytes } : {}),
         }),
       );
     }
@@ -237,6 +238,7 @@ function status(): Status {
   let awaiting = 0;
   let lastAt = 0;
   let responses = 0;
+  let bytes = 0;
   let failed = 0;
   let firstError: string | undefined;
   for (const c of clients) {
@@ -245,12 +247,13 @@ function status(): Status {
     if (c.awaiting) awaiting += 1;
     if (c.lastAt > lastAt) lastAt = c.lastAt;
     responses += c.responses;
+    bytes += c.bytes;
     if (c.failed) {
       failed += 1;
       firstError ??= c.error;
     }
   }
-  return { initialDone, updated, awaiting, lastAt, responses, failed, firstError };
+  return { initialDone, updated, awaiting, lastAt, responses, bytes, failed, firstError };
 }
 
 function report(): Report {

@@ -41,6 +41,7 @@ export function metricsObserver(m: DaemonMetrics): XdsObserver {
     queued: (seconds) => m.proxyQueueTime.observe(seconds),
     converged: (seconds) => m.proxyConvergenceTime.observe(seconds),
     internalError: () => m.totalXdsInternalErrors.inc(),
+    writeTimeout: () => m.xdsWriteTimeout.inc(),
   };
 }
 

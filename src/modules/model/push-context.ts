@@ -128,12 +128,21 @@ export class PushContext {
   /** Service endpoints whose address is one of the proxy's own IPs: the services it serves. */
   serviceInstancesOf(proxy: Pick<Proxy, 'ips'>): readonly ServiceEndpoint[] {
     return this.memoize(`instances/${proxy.ips.join(',')}`, () => {
-      const ips = new Set(proxy.ips);
-      const out: ServiceEndpoint[] = [];
-      for (const byPort of this.registry.endpoints.values()) {
-        for (const list of byPort.values()) for (const ep of list) if (ips.has(ep.address)) out.push(ep);
-      }
-      return out;
+      // Endpoints by address, indexed once per push rather than scanned per proxy.
+      const byAddress = this.memoize('endpoints-by-address', () => {
+        const index = new Map<string, ServiceEndpoint[]>();
+        for (const byPort of this.registry.endpoints.values()) {
+          for (const list of byPort.values()) {
+            for (const ep of list) {
+              const at = index.get(ep.address);
+              if (at) at.push(ep);
+              else index.set(ep.address, [ep]);
+            }
+          }
+        }
+        return index;
+      });
+      return [...new Set(proxy.ips)].flatMap((ip) => byAddress.get(ip) ?? []);
     });
   }
 

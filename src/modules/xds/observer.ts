@@ -21,6 +21,8 @@ export interface XdsObserver {
   queued(seconds: number): void;
   converged(seconds: number): void;
   internalError(): void;
+  /** gRPC did not take a response in time (pilot_xds_write_timeout). */
+  writeTimeout(): void;
 }
 
 export const NOOP_OBSERVER: XdsObserver = {
@@ -34,4 +36,5 @@ export const NOOP_OBSERVER: XdsObserver = {
   queued: () => undefined,
   converged: () => undefined,
   internalError: () => undefined,
+  writeTimeout: () => undefined,
 };

@@ -38,10 +38,8 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
     plan.set(TypeUrl.ClusterLoadAssignment, 'all');
   } else if (edsHosts.size > 0) {
     const names = new Set<string>();
-    for (const name of watchedEds ?? []) {
-      const parsed = parseClusterName(name);
-      if (parsed && edsHosts.has(parsed.host)) names.add(name);
-    }
+    const byHost = watchedEds ? clustersByHost(watchedEds) : undefined;
+    for (const host of edsHosts) for (const name of byHost?.get(host) ?? []) names.add(name);
     if (names.size > 0) plan.set(TypeUrl.ClusterLoadAssignment, names);
   }
   if (change.endpoints.size > 0 && proxy.generator !== 'grpc') {
@@ -56,6 +54,29 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
 }
 
 const POLICY_KINDS = ['RequestAuthentication', 'AuthorizationPolicy', 'PeerAuthentication'];
+
+/**
+ * Watched cluster names by host, built once per subscription set (subscriptions are
+ * replaced, never mutated, when they change), so an endpoint push does not parse every
+ * name every proxy watches.
+ */
+const indexes = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
+
+function clustersByHost(names: ReadonlySet<string>): Map<string, string[]> {
+  let index = indexes.get(names);
+  if (!index) {
+    index = new Map();
+    for (const name of names) {
+      const host = parseClusterName(name)?.host;
+      if (!host) continue;
+      const list = index.get(host);
+      if (list) list.push(name);
+      else index.set(host, [name]);
+    }
+    indexes.set(names, index);
+  }
+  return index;
+}
 
 /** Merges two change sets (debouncing, or a proxy whose previous push is still queued). */
 export function mergeChanges(a: ChangeSet, b: ChangeSet): ChangeSet {

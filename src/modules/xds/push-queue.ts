@@ -13,6 +13,9 @@ export class PushQueue {
   async run<T>(job: () => Promise<T>): Promise<T> {
     if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running += 1;
+    // Let I/O (acks, writes, /ready) run between jobs: a push to thousands of proxies must
+    // not hold the event loop from start to end.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       return await job();
     } finally {

@@ -1,5 +1,4 @@
 import * as grpc from '@grpc/grpc-js';
-import { once } from 'node:events';
 import { ChangeSet, XdsGenerator, XdsResource } from '../generators/api';
 import { ScopedLogger } from '../logging';
 import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
@@ -65,6 +64,8 @@ interface ConnectionState {
 }
 
 const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
+/** A response gRPC has not taken after this long counts in pilot_xds_write_timeout. */
+const WRITE_TIMEOUT_MS = 30_000;
 
 /**
  * The ADS server (DESIGN.md §2): speaks state-of-the-world and delta xDS, tracks versions,
@@ -285,8 +286,13 @@ export class XdsServer {
     }
     this.ack(state, typeUrl, watch, req.response_nonce, req.version_info);
     if (!sameNames(watch.names, requested)) {
+      const previous = watch.names;
       watch.names = requested;
-      await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
+      // RDS and EDS are not state-of-the-world types: answer only the newly asked names.
+      const added = requested && previous && !isStateOfTheWorldType(typeUrl) ? new Set([...requested].filter((n) => !previous.has(n))) : undefined;
+      for (const name of watch.sent.keys()) if (requested && !requested.has(name)) watch.sent.delete(name);
+      if (added && added.size === 0) return;
+      await this.respond(state, typeUrl, watch, await this.push(), added ?? 'all', true);
     }
   }
 
@@ -320,14 +326,17 @@ export class XdsServer {
     if (subscribe.length === 0 && unsubscribe.length === 0) return;
     if (subscribe.includes('*')) watch.names = undefined;
     const added = new Set<string>();
-    if (watch.names) {
-      for (const n of subscribe) if (!watch.names.has(n)) (watch.names.add(n), added.add(n));
+    // A new Set rather than edits in place: push plans index subscriptions by identity.
+    const names = watch.names ? new Set(watch.names) : undefined;
+    if (names) {
+      for (const n of subscribe) if (!names.has(n)) (names.add(n), added.add(n));
     }
     for (const n of unsubscribe) {
       if (n === '*') continue;
-      watch.names?.delete(n);
+      names?.delete(n);
       watch.sent.delete(n);
     }
+    watch.names = names;
     if (added.size > 0 || subscribe.includes('*')) await this.respond(state, typeUrl, watch, await this.push(), watch.names ? added : 'all', true);
   }
 
@@ -442,9 +451,24 @@ export class XdsServer {
     return { wrote: true, kept };
   }
 
+  /**
+   * Writes one response and waits until gRPC has taken it (its write callback), so a push
+   * to thousands of proxies is paced by the network instead of queueing every response in
+   * memory; the grpc-js stream's own buffer counts messages, not bytes.
+   */
   private async write(state: ConnectionState, body: Buffer): Promise<void> {
     if (state.closed) throw new Error('stream closed');
-    if (!state.stream.write(body)) await once(state.stream, 'drain');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.options.observer.writeTimeout();
+        reject(new Error(`write not taken within ${WRITE_TIMEOUT_MS} ms`));
+      }, WRITE_TIMEOUT_MS);
+      state.stream.write(body, (err?: Error | null) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      });
+    });
   }
 
   /** A proxy connected before the first push context was ready gets it now (see `push()`). */

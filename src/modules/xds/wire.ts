@@ -19,15 +19,39 @@ function writeAny(w: protobuf.Writer, field: number, typeUrl: string, body: Uint
   w.ldelim();
 }
 
+/**
+ * `resources` field entries (field 2, an Any) per encoded body, built once: a body is shared
+ * by every proxy that gets it, so a response is a concatenation of ready-made pieces.
+ */
+const framedAny = new WeakMap<Buffer, Buffer>();
+
+function framedResource(typeUrl: string, body: Buffer): Buffer {
+  let framed = framedAny.get(body);
+  if (!framed) {
+    const w = protobuf.Writer.create();
+    writeAny(w, 2, typeUrl, body);
+    framed = asBuffer(w.finish());
+    framedAny.set(body, framed);
+  }
+  return framed;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** envoy.service.discovery.v3.DiscoveryResponse */
 export function encodeDiscoveryResponse(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): Buffer {
-  const w = protobuf.Writer.create();
-  w.uint32((1 << 3) | 2).string(versionInfo);
-  for (const r of resources) writeAny(w, 2, typeUrl, r.body);
-  w.uint32((4 << 3) | 2).string(typeUrl);
-  w.uint32((5 << 3) | 2).string(nonce);
-  writeControlPlane(w, 6, controlPlane);
-  return Buffer.from(w.finish());
+  const head = protobuf.Writer.create();
+  head.uint32((1 << 3) | 2).string(versionInfo);
+  const tail = protobuf.Writer.create();
+  tail.uint32((4 << 3) | 2).string(typeUrl);
+  tail.uint32((5 << 3) | 2).string(nonce);
+  writeControlPlane(tail, 6, controlPlane);
+  const parts: Buffer[] = [asBuffer(head.finish())];
+  for (const r of resources) parts.push(framedResource(typeUrl, r.body));
+  parts.push(asBuffer(tail.finish()));
+  return Buffer.concat(parts);
 }
 
 export interface DeltaResource extends EncodedResource {
@@ -57,7 +81,7 @@ export function encodeDeltaDiscoveryResponse(
   w.uint32((5 << 3) | 2).string(nonce);
   for (const name of removed) w.uint32((6 << 3) | 2).string(name);
   writeControlPlane(w, 7, controlPlane);
-  return Buffer.from(w.finish());
+  return asBuffer(w.finish());
 }
 
 /** config.core.v3.ControlPlane { identifier = 1 } */
