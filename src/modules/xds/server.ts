@@ -6,6 +6,7 @@ import { PushContext } from '../model/push-context';
 import { newWatchState, WatchState, XdsConnection } from './connection';
 import { XdsObserver } from './observer';
 import { FULL_CHANGE, mergeChanges, planPush, PushPlan } from './push-plan';
+import { internNameSet } from './interning';
 import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
 import { structToJson } from './struct';
@@ -271,10 +272,9 @@ export class XdsServer {
       this.nack(state, typeUrl, watch, req.response_nonce, req.error_detail.message ?? '');
       return;
     }
-    const requested = namesOf(typeUrl, req.resource_names);
     if (!watch || req.response_nonce === '') {
       // A new subscription, or a proxy reconnecting with what it already has: answer in full.
-      watch = newWatchState(requested);
+      watch = newWatchState(namesOf(typeUrl, req.resource_names));
       state.conn.watched.set(typeUrl, watch);
       await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
       return;
@@ -285,7 +285,9 @@ export class XdsServer {
       return;
     }
     this.ack(state, typeUrl, watch, req.response_nonce, req.version_info);
-    if (!sameNames(watch.names, requested)) {
+    // Most requests are plain ACKs with the same names: compare before building anything.
+    if (!sameNames(watch.names, namesOf(typeUrl, req.resource_names, false))) {
+      const requested = namesOf(typeUrl, req.resource_names);
       const previous = watch.names;
       watch.names = requested;
       // RDS and EDS are not state-of-the-world types: answer only the newly asked names.
@@ -311,7 +313,7 @@ export class XdsServer {
     const unsubscribe = req.resource_names_unsubscribe;
     if (!watch) {
       const wildcard = subscribe.length === 0 ? typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster : subscribe.includes('*');
-      watch = newWatchState(wildcard ? undefined : new Set(subscribe));
+      watch = newWatchState(wildcard ? undefined : internNameSet(subscribe));
       // What the proxy already has (after a reconnect) need not be sent again.
       for (const [name, version] of Object.entries(req.initial_resource_versions ?? {})) watch.sent.set(name, Buffer.from(`v:${version}`));
       state.conn.watched.set(typeUrl, watch);
@@ -326,8 +328,9 @@ export class XdsServer {
     if (subscribe.length === 0 && unsubscribe.length === 0) return;
     if (subscribe.includes('*')) watch.names = undefined;
     const added = new Set<string>();
-    // A new Set rather than edits in place: push plans index subscriptions by identity.
-    const names = watch.names ? new Set(watch.names) : undefined;
+    // A new Set rather than edits in place: push plans index subscriptions by identity, and
+    // identical subscriptions are shared.
+    let names = watch.names ? new Set(watch.names) : undefined;
     if (names) {
       for (const n of subscribe) if (!names.has(n)) (names.add(n), added.add(n));
     }
@@ -336,6 +339,7 @@ export class XdsServer {
       names?.delete(n);
       watch.sent.delete(n);
     }
+    if (names) names = internNameSet(names);
     watch.names = names;
     if (added.size > 0 || subscribe.includes('*')) await this.respond(state, typeUrl, watch, await this.push(), watch.names ? added : 'all', true);
   }
@@ -482,13 +486,15 @@ function isStateOfTheWorldType(typeUrl: XdsTypeUrl): boolean {
   return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
 }
 
-function namesOf(typeUrl: XdsTypeUrl, names: string[]): Set<string> | undefined {
+/** The subscription a request names: undefined for a wildcard; interned unless only compared. */
+function namesOf(typeUrl: XdsTypeUrl, names: string[], intern = true): Set<string> | undefined {
   if (names.length === 0 || names.includes('*')) return isStateOfTheWorldType(typeUrl) || names.includes('*') ? undefined : new Set();
-  return new Set(names);
+  return intern ? internNameSet(names) : new Set(names);
 }
 
 function sameNames(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
-  if (!a || !b) return a === b;
+  if (a === b) return true;
+  if (!a || !b) return false;
   if (a.size !== b.size) return false;
   for (const n of a) if (!b.has(n)) return false;
   return true;
