@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigChange, ConfigIssue, FileConfigSource, formatIssue, KindRegistry, KINDS, MemoryConfigStore } from '../../src/modules/config';
-import { Debouncer } from '../../src/modules/config/file-source';
+import { Debouncer } from '../../src/modules/shared/debouncer';
 
 const kinds = new KindRegistry(KINDS);
 
@@ -265,20 +265,20 @@ describe('config: debouncer', () => {
   it('waits for quiet, but no longer than its cap', async () => {
     const calls: number[] = [];
     const start = Date.now();
-    const d = new Debouncer(40, 150, () => calls.push(Date.now() - start));
+    const d = new Debouncer<true>(40, 150, () => true, () => calls.push(Date.now() - start));
     // Events every 10 ms for 300 ms: never quiet, so only the cap lets applies through.
-    const ticker = setInterval(() => d.trigger(), 10);
+    const ticker = setInterval(() => d.add(true), 10);
     await new Promise((r) => setTimeout(r, 300));
     clearInterval(ticker);
     await eventually(() => expect(calls.length).to.be.greaterThan(1));
-    d.cancel();
+    d.stop();
     expect(calls[0]).to.be.within(140, 400);
   });
 
   it('gives one call for a burst', async () => {
     let calls = 0;
-    const d = new Debouncer(30, 1000, () => calls++);
-    for (let i = 0; i < 5; i++) d.trigger();
+    const d = new Debouncer<true>(30, 1000, () => true, () => calls++);
+    for (let i = 0; i < 5; i++) d.add(true);
     await eventually(() => expect(calls).to.equal(1));
     await new Promise((r) => setTimeout(r, 60));
     expect(calls).to.equal(1);

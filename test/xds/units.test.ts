@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ChangeSet } from '../../src/modules/generators/api';
 import { XdsCache } from '../../src/modules/xds/cache';
-import { Debouncer } from '../../src/modules/xds/debouncer';
+import { Debouncer } from '../../src/modules/shared/debouncer';
 import { mergeChanges, planPush } from '../../src/modules/xds/push-plan';
 import { PushQueue } from '../../src/modules/xds/push-queue';
 import { RateLimiter } from '../../src/modules/xds/rate-limiter';

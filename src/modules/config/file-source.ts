@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ScopedLogger } from '../logging';
+import { Debouncer } from '../shared/debouncer';
 import { DirectoryTreeWatcher } from './dir-watcher';
 import { configFilesUnder } from './files';
 import { ConfigIssue, formatIssue } from './issues';
@@ -58,7 +59,7 @@ interface FileState {
  */
 export class FileConfigSource {
   private readonly files = new Map<string, FileState>();
-  private readonly debouncer: Debouncer;
+  private readonly debouncer: Debouncer<true>;
   private stopWatching?: () => void;
   private dirMissing = false;
   private polling = false;
@@ -66,7 +67,7 @@ export class FileConfigSource {
   private started = false;
 
   constructor(private readonly options: FileConfigSourceOptions) {
-    this.debouncer = new Debouncer(options.debounceMs ?? 100, options.maxDebounceMs ?? 1000, () => this.resyncFromEvent());
+    this.debouncer = new Debouncer<true>(options.debounceMs ?? 100, options.maxDebounceMs ?? 1000, () => true, () => this.resyncFromEvent());
   }
 
   /** Loads every file, then watches; resolves once the initial load is in the store. */
@@ -91,7 +92,7 @@ export class FileConfigSource {
   stop(): void {
     this.stopWatching?.();
     this.stopWatching = undefined;
-    this.debouncer.cancel();
+    this.debouncer.stop();
     this.started = false;
   }
 
@@ -193,7 +194,7 @@ export class FileConfigSource {
   private startWatching(): () => void {
     const watcher = new DirectoryTreeWatcher(
       this.options.dir,
-      () => this.debouncer.trigger(),
+      () => this.debouncer.add(true),
       (err) => {
         this.options.logger.warn(`watching ${this.options.dir} failed (${err.message}); polling every ${this.pollMs()} ms`);
         this.fallBackToPolling();
@@ -219,7 +220,7 @@ export class FileConfigSource {
   }
 
   private startPolling(): () => void {
-    const timer = setInterval(() => this.debouncer.trigger(), this.pollMs());
+    const timer = setInterval(() => this.debouncer.add(true), this.pollMs());
     this.polling = true;
     return () => {
       clearInterval(timer);
@@ -229,37 +230,6 @@ export class FileConfigSource {
 
   private pollMs(): number {
     return this.options.pollMs ?? 1000;
-  }
-}
-
-/**
- * Calls `fn` once events stop for `quietMs`, but no later than `maxMs` after the first, so an
- * editor writing a file in several steps gives one apply and a busy directory still gets some.
- */
-export class Debouncer {
-  private timer?: NodeJS.Timeout;
-  private first = 0;
-
-  constructor(
-    private readonly quietMs: number,
-    private readonly maxMs: number,
-    private readonly fn: () => void,
-  ) {}
-
-  trigger(): void {
-    const now = Date.now();
-    if (this.timer) clearTimeout(this.timer);
-    else this.first = now;
-    const delay = Math.max(0, Math.min(this.quietMs, this.first + this.maxMs - now));
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.fn();
-    }, delay);
-  }
-
-  cancel(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
   }
 }
 

@@ -7,7 +7,7 @@ import { ScopedLogger } from '../logging';
 import { PushContext, PushContextOptions } from '../model/push-context';
 import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
 import { XdsCache } from '../xds/cache';
-import { Debouncer } from '../xds/debouncer';
+import { Debouncer } from '../shared/debouncer';
 import { cacheInvalidation } from './cache-invalidation';
 import { diffRegistries } from './registry-diff';
 
