@@ -30,6 +30,7 @@ export class XdsConnection {
   readonly connectedAt = new Date();
   readonly watched = new Map<XdsTypeUrl, WatchState>();
   private nonceCounter = 0;
+  private readonly serial: number;
 
   constructor(
     readonly proxy: Proxy,
@@ -37,11 +38,13 @@ export class XdsConnection {
     readonly peer: string,
   ) {
     counter += 1;
+    this.serial = counter;
     this.id = `${proxy.id}-${counter}`;
   }
 
+  /** Unique per stream: the connection's serial number, then a counter. */
   nextNonce(): string {
     this.nonceCounter += 1;
-    return `${this.id.length.toString(36)}${counter.toString(36)}-${this.nonceCounter}`;
+    return `${this.serial.toString(36)}-${this.nonceCounter}`;
   }
 }

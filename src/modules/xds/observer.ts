@@ -24,17 +24,3 @@ export interface XdsObserver {
   /** gRPC did not take a response in time (pilot_xds_write_timeout). */
   writeTimeout(): void;
 }
-
-export const NOOP_OBSERVER: XdsObserver = {
-  connections: () => undefined,
-  pushed: () => undefined,
-  sendError: () => undefined,
-  buildError: () => undefined,
-  rejected: () => undefined,
-  rejectCleared: () => undefined,
-  expiredNonce: () => undefined,
-  queued: () => undefined,
-  converged: () => undefined,
-  internalError: () => undefined,
-  writeTimeout: () => undefined,
-};

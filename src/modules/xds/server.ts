@@ -5,7 +5,7 @@ import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { PushContext } from '../model/push-context';
 import { newWatchState, WatchState, XdsConnection } from './connection';
 import { XdsObserver } from './observer';
-import { FULL_CHANGE, mergeChanges, planPush, PushPlan } from './push-plan';
+import { mergeChanges, planPush, PushPlan } from './push-plan';
 import { internNameSet } from './interning';
 import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
@@ -286,7 +286,7 @@ export class XdsServer {
     }
     this.ack(state, typeUrl, watch, req.response_nonce, req.version_info);
     // Most requests are plain ACKs with the same names: compare before building anything.
-    if (!sameNames(watch.names, namesOf(typeUrl, req.resource_names, false))) {
+    if (!namesUnchanged(typeUrl, watch.names, req.resource_names)) {
       const requested = namesOf(typeUrl, req.resource_names);
       const previous = watch.names;
       watch.names = requested;
@@ -474,11 +474,6 @@ export class XdsServer {
       });
     });
   }
-
-  /** A proxy connected before the first push context was ready gets it now (see `push()`). */
-  pushFull(push: PushContext): void {
-    this.pushAll(push, FULL_CHANGE, Date.now());
-  }
 }
 
 /** LDS and CDS are state-of-the-world types: every response lists all resources. */
@@ -486,17 +481,24 @@ function isStateOfTheWorldType(typeUrl: XdsTypeUrl): boolean {
   return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
 }
 
-/** The subscription a request names: undefined for a wildcard; interned unless only compared. */
-function namesOf(typeUrl: XdsTypeUrl, names: string[], intern = true): Set<string> | undefined {
+/** The subscription a request names: undefined for a wildcard, else the shared interned set. */
+function namesOf(typeUrl: XdsTypeUrl, names: string[]): Set<string> | undefined {
   if (names.length === 0 || names.includes('*')) return isStateOfTheWorldType(typeUrl) || names.includes('*') ? undefined : new Set();
-  return intern ? internNameSet(names) : new Set(names);
+  return internNameSet(names);
 }
 
-function sameNames(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return false;
-  if (a.size !== b.size) return false;
-  for (const n of a) if (!b.has(n)) return false;
+/**
+ * Whether a request names exactly the current subscription. Checked on every ACK, so it
+ * reads the request's list as is rather than building a set from it; a list with repeated
+ * names counts as a change and is settled by the interned comparison that follows.
+ */
+function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, requested: string[]): boolean {
+  if (requested.length === 0 || requested.includes('*')) {
+    const all = isStateOfTheWorldType(typeUrl) || requested.includes('*');
+    return all ? current === undefined : current?.size === 0;
+  }
+  if (!current || current.size !== requested.length) return false;
+  for (const n of requested) if (!current.has(n)) return false;
   return true;
 }
 
