@@ -1,0 +1,82 @@
+/**
+ * How the built-in proxy (DESIGN.md §7) runs the Envoy filters the daemon generates. Each
+ * filter is created from its `typed_config` as `decodeMessage` returns it (snake_case fields,
+ * `@type` on Any, enums as names, int64 as strings, Duration as `{ seconds, nanos }`,
+ * Struct as `{ fields }`, see xds/struct.ts) and then sees every request or connection.
+ */
+
+/** The downstream connection a request or TCP stream arrived on. */
+export interface ConnectionInfo {
+  /** The direct peer (Envoy's `source.address`). */
+  remoteAddress: string;
+  remotePort: number;
+  /** Where the connection arrived (Envoy's `destination.address`): the listener's address. */
+  localAddress: string;
+  localPort: number;
+  /** URI SAN of the peer's verified client certificate (mTLS), e.g. `spiffe://cluster.local/ns/foo/sa/bar`. */
+  peerPrincipal?: string;
+  /** TLS server name the client asked for. */
+  sni?: string;
+}
+
+/** An inbound request as HTTP filters see it. Filters may change `headers` and `metadata`. */
+export interface ProxyHttpRequest {
+  /** Upper-case method (`:method`). */
+  method: string;
+  /** Path with query string, as received (`:path`). */
+  path: string;
+  /**
+   * Lower-case header names to values; repeated headers are joined with `,` as Envoy matches
+   * them. The pseudo headers `:method`, `:path`, `:authority` and `:scheme` are present too.
+   */
+  headers: Record<string, string>;
+  connection: ConnectionInfo;
+  /**
+   * Dynamic metadata per filter name (Envoy's `filter_metadata`), e.g. jwt_authn writes the
+   * verified token's claims under `envoy.filters.http.jwt_authn` → `payload` (its
+   * `payload_in_metadata` key), which RBAC's metadata matchers then read. Plain JSON values.
+   */
+  metadata: Record<string, Record<string, unknown>>;
+}
+
+export type FilterOutcome =
+  | { kind: 'continue' }
+  /** Answer locally and stop: the request goes no further. */
+  | { kind: 'respond'; status: number; body: string; headers?: Record<string, string> };
+
+export const CONTINUE: FilterOutcome = Object.freeze({ kind: 'continue' });
+
+/** One HTTP filter instance of a listener's filter chain (created per config, reused for every request). */
+export interface HttpFilter {
+  /** Envoy filter name, e.g. `envoy.filters.http.jwt_authn`. */
+  readonly name: string;
+  onRequest(request: ProxyHttpRequest): FilterOutcome | Promise<FilterOutcome>;
+  /** Releases timers and caches when the listener is replaced or the proxy stops. */
+  close?(): void;
+}
+
+/** One network filter instance; sees each new connection before the terminal filter (tcp_proxy / HCM). */
+export interface NetworkFilter {
+  readonly name: string;
+  /** `close`: the connection is closed at once, as Envoy's network RBAC does on deny. */
+  onConnection(connection: ConnectionInfo): 'continue' | 'close';
+  close?(): void;
+}
+
+/** What filters may use from the proxy. */
+export interface FilterContext {
+  /** Clock in milliseconds since the epoch (tests move it to check `exp`/`nbf`). */
+  now(): number;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
+}
+
+/** Builds a filter from its typed_config; registered by type URL. Throws on config it cannot honour (the proxy NACKs). */
+export interface HttpFilterFactory {
+  readonly typeUrl: string;
+  create(name: string, config: Record<string, unknown>, context: FilterContext): HttpFilter;
+}
+
+export interface NetworkFilterFactory {
+  readonly typeUrl: string;
+  create(name: string, config: Record<string, unknown>, context: FilterContext): NetworkFilter;
+}
