@@ -1,4 +1,9 @@
-import { boolFlag, command, intFlag, NotYetImplementedCommand, stringFlag } from '../../src/modules/cli';
+import { boolFlag, command, intFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { Agent, AgentStartError } from '../../src/modules/agent/agent';
+import { agentNode, NodeIdentityError } from '../../src/modules/agent/node-identity';
+import { loadProxyConfig, ProxyConfigError } from '../../src/modules/agent/proxy-config';
+import { Logging, LoggingToken } from '../../src/modules/logging/logging';
+import { Settings, SettingsToken } from '../../src/modules/settings';
 
 export const proxyFlags = {
   concurrency: intFlag('number of worker threads to run', { default: 0 }),
@@ -25,4 +30,43 @@ export const proxyFlags = {
   summary: 'XDS proxy agent: bootstraps and runs the proxy',
   flags: proxyFlags,
 })
-export class Proxy extends NotYetImplementedCommand {}
+export class Proxy extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Proxy);
+    const settings = this.container.get<Settings>(SettingsToken);
+    const log = this.container.get<Logging>(LoggingToken).scope('default');
+    let agent: Agent;
+    try {
+      const proxyConfig = loadProxyConfig(flags.meshConfig, process.env.PROXY_CONFIG);
+      const instanceIp = settings.string('INSTANCE_IP');
+      if (!instanceIp) this.fail('INSTANCE_IP is not set: the agent needs the workload address its listeners bind and the daemon knows it by');
+      const podNamespace = settings.string('POD_NAMESPACE');
+      const node = agentNode({
+        env: process.env,
+        instanceIp,
+        podName: settings.string('POD_NAME') || 'workload',
+        podNamespace,
+        domain: flags.domain,
+        serviceCluster: flags.serviceCluster,
+        interceptionMode: proxyConfig.interceptionMode,
+      });
+      agent = new Agent({ proxyConfig, node, statusPort: settings.int('PROXY_STATUS_PORT'), log });
+      await agent.start();
+    } catch (err) {
+      if (err instanceof ProxyConfigError || err instanceof NodeIdentityError || err instanceof AgentStartError || (err as NodeJS.ErrnoException).code) {
+        this.fail((err as Error).message);
+      }
+      throw err;
+    }
+    await new Promise<void>((resolve) => {
+      const onSignal = () => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        log.info('stopping the proxy');
+        void agent.stop().finally(resolve);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The built-in proxy (DESIGN.md §7): an ADS client of the daemon feeding clusters, endpoints,
+ * listeners and routes to the data plane in this process. It is ready once its first
+ * clusters and listeners are applied and every route table they name has arrived.
+ */
+import { TypeUrl } from '../xds/type-urls';
+import { AdsClient, AdsNode, Decoded, ResourceMap } from './xds/ads-client';
+import { FilterContext, HttpFilterFactory, NetworkFilterFactory } from './http/filter-api';
+import { FilterRegistry } from './http/filter-registry';
+import { Router } from './http/router';
+import { ListenerManager } from './listeners/listener-manager';
+import { ClusterManager } from './upstream/cluster-manager';
+import * as grpc from '@grpc/grpc-js';
+
+export type ProxyLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+
+export interface BuiltInProxyOptions {
+  /** `host:port` of the daemon's xDS server. */
+  discoveryAddress: string;
+  node: AdsNode;
+  httpFilters: readonly HttpFilterFactory[];
+  networkFilters: readonly NetworkFilterFactory[];
+  log: ProxyLog;
+  credentials?: grpc.ChannelCredentials;
+  now?: () => number;
+}
+
+/** What was last applied, per type, for the admin config dump. */
+export interface AppliedConfig {
+  clusters: ResourceMap;
+  endpoints: ResourceMap;
+  listeners: ResourceMap;
+  routes: ResourceMap;
+  versions: Record<string, string>;
+}
+
+export class BuiltInProxy {
+  readonly clusters = new ClusterManager();
+  private readonly routes: ResourceMap = new Map();
+  private readonly listeners: ListenerManager;
+  private readonly router: Router;
+  private readonly ads: AdsClient;
+  private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: this.routes, versions: {} };
+  private clustersApplied = false;
+  private listenersApplied = false;
+  private readyWaiters: Array<() => void> = [];
+  private wasReady = false;
+
+  constructor(private readonly options: BuiltInProxyOptions) {
+    const context: FilterContext = { now: options.now ?? Date.now, log: (level, message) => options.log(level, message) };
+    this.router = new Router(this.clusters);
+    this.listeners = new ListenerManager({
+      registry: new FilterRegistry(options.httpFilters, options.networkFilters),
+      context,
+      routes: { get: (name) => this.routes.get(name) },
+      router: this.router,
+      clusters: this.clusters,
+    });
+    this.ads = new AdsClient(
+      { address: options.discoveryAddress, node: options.node, credentials: options.credentials },
+      { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log: options.log },
+    );
+  }
+
+  start(): void {
+    this.ads.start();
+  }
+
+  /** Ready: first clusters and listeners applied, and every route table they name received. */
+  ready(): boolean {
+    const ok = this.clustersApplied && this.listenersApplied && this.listeners.routeNames().every((n) => this.routes.has(n));
+    if (ok && !this.wasReady) {
+      this.wasReady = true;
+      this.options.log('info', `built-in proxy ready: listeners ${Object.values(this.listeners.bound()).join(', ') || '(none)'}`);
+      for (const w of this.readyWaiters.splice(0)) w();
+    }
+    return ok;
+  }
+
+  whenReady(): Promise<void> {
+    if (this.ready()) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  connected(): boolean {
+    return this.ads.connected;
+  }
+
+  config(): AppliedConfig {
+    return this.applied;
+  }
+
+  boundListeners(): Record<string, string> {
+    return this.listeners.bound();
+  }
+
+  async stop(): Promise<void> {
+    this.ads.stop();
+    await this.listeners.stop();
+    this.router.close();
+  }
+
+  private async apply(typeUrl: string, resources: ResourceMap): Promise<void> {
+    switch (typeUrl) {
+      case TypeUrl.Cluster:
+        this.clusters.applyClusters(resources);
+        this.applied.clusters = resources;
+        this.clustersApplied = true;
+        this.ads.subscribe(TypeUrl.ClusterLoadAssignment, this.clusters.edsNames());
+        break;
+      case TypeUrl.ClusterLoadAssignment:
+        this.clusters.applyEndpoints(resources);
+        for (const [n, r] of resources) this.applied.endpoints.set(n, r);
+        break;
+      case TypeUrl.Listener:
+        await this.listeners.apply(resources);
+        this.applied.listeners = resources;
+        this.listenersApplied = true;
+        this.ads.subscribe(TypeUrl.RouteConfiguration, this.listeners.routeNames());
+        for (const name of [...this.routes.keys()]) if (!this.listeners.routeNames().includes(name)) this.routes.delete(name);
+        break;
+      case TypeUrl.RouteConfiguration:
+        for (const [n, r] of resources) this.routes.set(n, r as Decoded);
+        break;
+      default:
+        throw new Error(`unexpected type ${typeUrl}`);
+    }
+    this.ready();
+  }
+}

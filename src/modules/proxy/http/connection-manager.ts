@@ -1,0 +1,98 @@
+/**
+ * Envoy's HTTP connection manager in the built-in proxy: parses HTTP/1.1 on the connections a
+ * listener hands it, runs the HTTP filters in order (a filter may answer locally: 401, 403...),
+ * then routes with the inline route table or the one named by RDS, looked up per request so
+ * an RDS update applies at once.
+ */
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Decoded } from '../xds/ads-client';
+import { ConnectionInfo, FilterContext, HttpFilter, ProxyHttpRequest } from './filter-api';
+import { FilterRegistry } from './filter-registry';
+import { sendLocalReply } from './local-reply';
+import { Router } from './router';
+import { selectRoute } from './routing';
+
+export interface RouteTables {
+  /** The RDS route configuration of that name, if received. */
+  get(name: string): Decoded | undefined;
+}
+
+const CONNECTION_INFO = Symbol('mesh.connectionInfo');
+type TaggedSocket = Socket & { [CONNECTION_INFO]?: ConnectionInfo };
+
+export class HttpConnectionManager {
+  private readonly filters: HttpFilter[];
+  private readonly server: http.Server;
+  readonly routeConfigName?: string;
+  private closing = false;
+
+  constructor(
+    private readonly config: Decoded,
+    registry: FilterRegistry,
+    context: FilterContext,
+    private readonly routes: RouteTables,
+    private readonly router: Router,
+  ) {
+    if (config.rds) this.routeConfigName = String(config.rds.route_config_name);
+    else if (!config.route_config) throw new Error('http_connection_manager has neither rds nor route_config');
+    this.filters = registry.httpFilters((config.http_filters ?? []) as Decoded[], context);
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 60_000;
+  }
+
+  /** Takes over a connection the listener accepted (after its network filters allowed it). */
+  accept(socket: Socket, info: ConnectionInfo): void {
+    (socket as TaggedSocket)[CONNECTION_INFO] = info;
+    this.server.emit('connection', socket);
+  }
+
+  /** Stops taking requests on idle connections; requests in flight finish on the old config. */
+  close(): void {
+    this.closing = true;
+    for (const f of this.filters) f.close?.();
+    this.server.closeIdleConnections();
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const info = (req.socket as TaggedSocket)[CONNECTION_INFO]!;
+    if (this.closing) res.shouldKeepAlive = false;
+    const request = toProxyRequest(req, info);
+    try {
+      for (const filter of this.filters) {
+        const outcome = await filter.onRequest(request);
+        if (outcome.kind === 'respond') {
+          sendLocalReply(res, outcome.status, outcome.body, outcome.headers);
+          req.resume();
+          return;
+        }
+      }
+    } catch (e) {
+      sendLocalReply(res, 500, `filter error: ${e instanceof Error ? e.message : String(e)}`);
+      req.resume();
+      return;
+    }
+    const table = this.routeConfigName !== undefined ? this.routes.get(this.routeConfigName) : this.config.route_config;
+    const selected = table ? selectRoute(table, request) : undefined;
+    if (!selected) {
+      sendLocalReply(res, 404, '');
+      req.resume();
+      return;
+    }
+    this.router.forward(selected.route, selected.virtualHost, request, req, res);
+  }
+}
+
+function toProxyRequest(req: http.IncomingMessage, connection: ConnectionInfo): ProxyHttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const path = req.url ?? '/';
+  headers[':method'] = method;
+  headers[':path'] = path;
+  headers[':authority'] = headers.host ?? '';
+  headers[':scheme'] = 'http';
+  headers['x-request-id'] ??= randomUUID();
+  return { method, path, headers, connection, metadata: {} };
+}

@@ -1,0 +1,157 @@
+/**
+ * The terminal HTTP filter: forwards a routed request to an endpoint of the route's cluster
+ * and streams the answer back, with Envoy's local replies when it cannot (503 without a
+ * healthy upstream or on connect failure, 504 on timeout).
+ */
+import * as http from 'node:http';
+import { ClusterManager, durationMs } from '../upstream/cluster-manager';
+import type { Decoded } from '../xds/ads-client';
+import { sendLocalReply } from './local-reply';
+
+/** Headers that belong to one hop and are not forwarded. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const DEFAULT_ROUTE_TIMEOUT_MS = 15_000;
+
+export interface RoutedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+export class Router {
+  /** Connections to upstreams are kept and reused across requests. */
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+
+  constructor(private readonly clusters: ClusterManager) {}
+
+  /** Runs the action of `route` for the request. */
+  forward(route: Decoded, virtualHost: Decoded, request: RoutedRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (route.direct_response) {
+      const body = route.direct_response.body?.inline_string ?? '';
+      sendLocalReply(res, Number(route.direct_response.status), body);
+      req.resume();
+      return;
+    }
+    if (route.redirect) {
+      this.redirect(route.redirect, request, res);
+      req.resume();
+      return;
+    }
+    const action = route.route;
+    if (!action) {
+      sendLocalReply(res, 404, '');
+      req.resume();
+      return;
+    }
+    const clusterName = this.clusterOf(action, request);
+    if (!clusterName || !this.clusters.cluster(clusterName)) {
+      sendLocalReply(res, Number(action.cluster_not_found_response_code === 'NOT_FOUND' ? 404 : 503), '');
+      req.resume();
+      return;
+    }
+    const endpoint = this.clusters.pick(clusterName);
+    if (!endpoint) {
+      sendLocalReply(res, 503, 'no healthy upstream');
+      req.resume();
+      return;
+    }
+    const headers = upstreamHeaders(request, virtualHost, route, action);
+    const path = rewritePath(action, route.match ?? {}, request.path);
+    const timeoutMs = action.timeout ? durationMs(action.timeout)! : DEFAULT_ROUTE_TIMEOUT_MS;
+    const upstream = http.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent: this.agent });
+    let timer: NodeJS.Timeout | undefined;
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => {
+        upstream.destroy();
+        sendLocalReply(res, 504, 'upstream request timeout');
+      }, timeoutMs);
+    }
+    upstream.on('response', (answer) => {
+      clearTimeout(timer);
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+      applyHeaderOps(out, [virtualHost, route], 'response');
+      res.writeHead(answer.statusCode ?? 502, out);
+      answer.pipe(res);
+    });
+    upstream.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const reason = e.code === 'ECONNREFUSED' || e.code === 'EHOSTUNREACH' || e.code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
+      if (!res.headersSent) sendLocalReply(res, 503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
+      else res.destroy();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private clusterOf(action: Decoded, request: RoutedRequest): string | undefined {
+    if (action.cluster) return String(action.cluster);
+    if (action.cluster_header) return request.headers[String(action.cluster_header).toLowerCase()];
+    const weighted = (action.weighted_clusters?.clusters ?? []) as Decoded[];
+    const total = weighted.reduce((n, c) => n + Number(c.weight?.value ?? c.weight ?? 0), 0);
+    if (total <= 0) return undefined;
+    let r = Math.random() * total;
+    for (const c of weighted) {
+      r -= Number(c.weight?.value ?? c.weight ?? 0);
+      if (r < 0) return String(c.name);
+    }
+    return String(weighted[weighted.length - 1].name);
+  }
+
+  private redirect(redirect: Decoded, request: RoutedRequest, res: http.ServerResponse): void {
+    const codes: Record<string, number> = { MOVED_PERMANENTLY: 301, FOUND: 302, SEE_OTHER: 303, TEMPORARY_REDIRECT: 307, PERMANENT_REDIRECT: 308 };
+    const authority = request.headers[':authority'] ?? '';
+    const scheme = redirect.https_redirect ? 'https' : (redirect.scheme_redirect ?? request.headers[':scheme'] ?? 'http');
+    let host = redirect.host_redirect ?? authority.replace(/:\d+$/, '');
+    if (redirect.port_redirect) host = `${host}:${redirect.port_redirect}`;
+    else if (!redirect.host_redirect && /:\d+$/.test(authority)) host = authority;
+    const path = redirect.path_redirect ?? (redirect.prefix_rewrite !== undefined ? request.path : request.path);
+    res.writeHead(codes[String(redirect.response_code ?? 'MOVED_PERMANENTLY')] ?? 301, { location: `${scheme}://${host}${path}`, 'content-length': '0' });
+    res.end();
+  }
+}
+
+function upstreamHeaders(request: RoutedRequest, virtualHost: Decoded, route: Decoded, action: Decoded): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(request.headers)) if (!k.startsWith(':') && !HOP_BY_HOP.has(k)) headers[k] = v;
+  headers.host = action.host_rewrite_literal ?? request.headers[':authority'] ?? '';
+  headers['x-forwarded-proto'] ??= request.headers[':scheme'] ?? 'http';
+  applyHeaderOps(headers, [virtualHost, route], 'request');
+  return headers;
+}
+
+/** `request_headers_to_add` / `_remove` (and the response ones) of the virtual host, then the route. */
+function applyHeaderOps(headers: Record<string, string | string[]>, levels: Decoded[], side: 'request' | 'response'): void {
+  for (const level of levels) {
+    for (const name of (level[`${side}_headers_to_remove`] ?? []) as string[]) delete headers[name.toLowerCase()];
+    for (const op of (level[`${side}_headers_to_add`] ?? []) as Decoded[]) {
+      const key = String(op.header?.key ?? '').toLowerCase();
+      const value = String(op.header?.value ?? '');
+      const append = op.append_action ? op.append_action === 'APPEND_IF_EXISTS_OR_ADD' : op.append?.value !== false;
+      const existing = headers[key];
+      if (op.append_action === 'ADD_IF_ABSENT' && existing !== undefined) continue;
+      headers[key] = append && existing !== undefined ? [...(Array.isArray(existing) ? existing : [existing]), value] : value;
+    }
+  }
+}
+
+function rewritePath(action: Decoded, match: Decoded, path: string): string {
+  if (action.prefix_rewrite !== undefined && match.prefix !== undefined) return String(action.prefix_rewrite) + path.slice(String(match.prefix).length);
+  if (action.prefix_rewrite !== undefined && match.path !== undefined) {
+    const q = path.indexOf('?');
+    return String(action.prefix_rewrite) + (q >= 0 ? path.slice(q) : '');
+  }
+  if (action.regex_rewrite?.pattern) {
+    const q = path.indexOf('?');
+    const bare = q >= 0 ? path.slice(0, q) : path;
+    const re = new RegExp(String(action.regex_rewrite.pattern.regex), 'g');
+    return bare.replace(re, String(action.regex_rewrite.substitution).replace(/\\(\d)/g, '$$$1')) + (q >= 0 ? path.slice(q) : '');
+  }
+  return path;
+}

@@ -1,0 +1,157 @@
+/**
+ * Listeners from LDS, bound as sockets. An update is built completely (every filter chain
+ * created, every new address bound) before it replaces anything, so a config the proxy
+ * cannot run is NACKed and the previous listeners keep serving. A listener whose address
+ * stays the same keeps its socket and only swaps its chains: no connection is refused.
+ */
+import * as net from 'node:net';
+import { ConnectionInfo } from '../http/filter-api';
+import type { Decoded } from '../xds/ads-client';
+import { ChainDependencies, FilterChain } from './filter-chain';
+
+interface Chains {
+  chains: FilterChain[];
+  fallback?: FilterChain;
+}
+
+class BoundListener {
+  chains: Chains = { chains: [] };
+
+  constructor(
+    readonly name: string,
+    readonly address: string,
+    readonly port: number,
+    readonly server: net.Server,
+  ) {
+    server.on('connection', (socket) => this.accept(socket));
+  }
+
+  private accept(socket: net.Socket): void {
+    socket.on('error', () => socket.destroy());
+    const info: ConnectionInfo = {
+      remoteAddress: plain(socket.remoteAddress),
+      remotePort: socket.remotePort ?? 0,
+      localAddress: plain(socket.localAddress),
+      localPort: socket.localPort ?? this.port,
+    };
+    const chain = this.chains.chains.find((c) => c.matches(info)) ?? this.chains.fallback;
+    if (!chain) socket.destroy();
+    else chain.accept(socket, info);
+  }
+}
+
+export class ListenerManager {
+  private listeners = new Map<string, BoundListener>();
+
+  constructor(private readonly deps: ChainDependencies) {}
+
+  async apply(resources: Map<string, Decoded>): Promise<void> {
+    const built = new Map<string, { config: Decoded; address: string; port: number; chains: Chains }>();
+    const byAddress = new Map<string, string>();
+    try {
+      for (const [name, config] of resources) {
+        if (config.bind_to_port?.value === false) continue;
+        const socket = config.address?.socket_address;
+        if (!socket?.address) throw new Error(`listener ${name}: only socket addresses are supported`);
+        const address = String(socket.address);
+        const port = Number(socket.port_value ?? 0);
+        const key = `${address}:${port}`;
+        if (byAddress.has(key)) throw new Error(`listeners ${byAddress.get(key)} and ${name} both bind ${key}`);
+        byAddress.set(key, name);
+        built.set(name, { config, address, port, chains: this.buildChains(name, config) });
+      }
+    } catch (e) {
+      for (const b of built.values()) closeChains(b.chains);
+      throw e;
+    }
+    // Bind what is new (or moved) before touching anything that serves now.
+    const fresh = new Map<string, BoundListener>();
+    try {
+      for (const [name, b] of built) {
+        const current = this.listeners.get(name);
+        if (current && current.address === b.address && current.port === b.port) continue;
+        const taken = [...this.listeners.values()].find((l) => l.address === b.address && l.port === b.port && !built.has(l.name));
+        if (taken) await closeServer(taken); // a removed listener frees the address for its successor
+        fresh.set(name, new BoundListener(name, b.address, b.port, await listen(b.address, b.port, name)));
+      }
+    } catch (e) {
+      for (const l of fresh.values()) await closeServer(l);
+      for (const b of built.values()) closeChains(b.chains);
+      throw e;
+    }
+    const next = new Map<string, BoundListener>();
+    for (const [name, b] of built) {
+      const listener = fresh.get(name) ?? this.listeners.get(name)!;
+      const old = listener.chains;
+      listener.chains = b.chains;
+      closeChains(old);
+      next.set(name, listener);
+    }
+    for (const [name, l] of this.listeners) {
+      if (next.get(name) !== l) {
+        closeChains(l.chains);
+        await closeServer(l);
+      }
+    }
+    this.listeners = next;
+  }
+
+  /** RDS route configurations the current listeners need. */
+  routeNames(): string[] {
+    const names = new Set<string>();
+    for (const l of this.listeners.values()) {
+      for (const c of [...l.chains.chains, ...(l.chains.fallback ? [l.chains.fallback] : [])]) {
+        const n = c.routeConfigName();
+        if (n !== undefined) names.add(n);
+      }
+    }
+    return [...names].sort();
+  }
+
+  /** `name → address:port` of the bound listeners. */
+  bound(): Record<string, string> {
+    return Object.fromEntries([...this.listeners].map(([n, l]) => [n, `${l.address}:${(l.server.address() as net.AddressInfo).port}`]));
+  }
+
+  async stop(): Promise<void> {
+    for (const l of this.listeners.values()) {
+      closeChains(l.chains);
+      await closeServer(l);
+    }
+    this.listeners.clear();
+  }
+
+  private buildChains(name: string, config: Decoded): Chains {
+    const chains: FilterChain[] = [];
+    try {
+      for (const c of (config.filter_chains ?? []) as Decoded[]) chains.push(new FilterChain(c, this.deps));
+      const fallback = config.default_filter_chain ? new FilterChain(config.default_filter_chain, this.deps) : undefined;
+      if (chains.length === 0 && !fallback) throw new Error('it has no filter chains');
+      return { chains, fallback };
+    } catch (e) {
+      closeChains({ chains });
+      throw new Error(`listener ${name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+function closeChains(c: Chains): void {
+  for (const chain of c.chains) chain.close();
+  c.fallback?.close();
+}
+
+function listen(address: string, port: number, name: string): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer({ noDelay: true });
+    server.once('error', (e) => reject(new Error(`listener ${name}: cannot bind ${address}:${port}: ${e.message}`)));
+    server.listen({ host: address, port }, () => resolve(server));
+  });
+}
+
+function closeServer(l: BoundListener): Promise<void> {
+  return new Promise((resolve) => l.server.close(() => resolve()));
+}
+
+function plain(address: string | undefined): string {
+  return (address ?? '').replace(/^::ffff:/, '');
+}
