@@ -1,0 +1,70 @@
+/**
+ * The RBAC filters as contributions to the sidecar's inbound chains: HTTP filters for HTTP
+ * connection managers, network filters for TCP chains. Outbound chains get none (policies
+ * protect the workload they select, on its way in). The filters are built once per push for
+ * each (namespace, labels, chain kind): they do not depend on the port, since port conditions
+ * are matched by the proxy against the connection's destination port.
+ */
+import { AuthorizationPolicySpec } from '../../config/kinds/authorization-policy';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../generators/api';
+import { Proxy } from '../../model/proxy';
+import { PushContext } from '../../model/push-context';
+import { policiesFor } from '../selection';
+import { AuthzLog, buildAuthzFilters, ChainKind, SILENT_LOG } from './builder';
+import { LOCAL_TRUST_DOMAIN, TrustDomainBundle } from './trust-domain';
+
+export interface AuthzContributorOptions {
+  /** The mesh's trust domain; `cluster.local` when not given. */
+  trustDomain?: string;
+  /** Former or alternative trust domains whose identities count as the trust domain's. */
+  trustDomainAliases?: readonly string[];
+  /** Skipped rules and CUSTOM fallbacks; the daemon passes its `authorization` logging scope. */
+  log?: AuthzLog;
+}
+
+/** The RBAC filters for `proxy`'s inbound chains of one kind, shared by every chain of the push that needs them. */
+export function authzFiltersFor(push: PushContext, proxy: Pick<Proxy, 'namespace' | 'labels'>, chain: ChainKind, trustDomains: TrustDomainBundle, log: AuthzLog = SILENT_LOG): readonly EnvoyFilter[] {
+  const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
+  return push.memoize(`authz/${chain}/${trustDomains.key}/${proxy.namespace}/${labels}`, () =>
+    deepFreeze(buildAuthzFilters(policiesFor<AuthorizationPolicySpec>(push, proxy, 'AuthorizationPolicy'), { trustDomains, chain, log })),
+  );
+}
+
+abstract class AuthzContributor {
+  protected readonly trustDomains: TrustDomainBundle;
+  protected readonly log: AuthzLog;
+
+  constructor(options: AuthzContributorOptions = {}) {
+    this.trustDomains = new TrustDomainBundle(options.trustDomain ?? LOCAL_TRUST_DOMAIN, options.trustDomainAliases);
+    this.log = options.log ?? SILENT_LOG;
+  }
+
+  protected filters(context: FilterChainContext, chain: ChainKind): EnvoyFilter[] {
+    if (context.direction !== 'inbound') return [];
+    return [...authzFiltersFor(context.push, context.proxy, chain, this.trustDomains, this.log)];
+  }
+}
+
+/** `envoy.filters.http.rbac` filters for inbound HTTP connection managers; place them after `jwt_authn`, whose claims they match. */
+export class AuthzHttpFilterContributor extends AuthzContributor implements HttpFilterContributor {
+  httpFilters(context: FilterChainContext): EnvoyFilter[] {
+    return this.filters(context, 'http');
+  }
+}
+
+/** `envoy.filters.network.rbac` filters before `tcp_proxy` on inbound TCP chains. */
+export class AuthzNetworkFilterContributor extends AuthzContributor implements NetworkFilterContributor {
+  networkFilters(context: FilterChainContext): { before?: EnvoyFilter[] } {
+    const before = this.filters(context, 'tcp');
+    return before.length > 0 ? { before } : {};
+  }
+}
+
+/** Shared across proxies and chains, so nothing may change them after the build. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,27 @@
+/** Names the authorization filters carry, as the incumbent's proxies and dashboards know them. */
+import { typeUrlOf } from '../../xds/type-urls';
+
+export const RBAC_HTTP_FILTER = 'envoy.filters.http.rbac';
+export const RBAC_HTTP_TYPE = typeUrlOf('envoy.extensions.filters.http.rbac.v3.RBAC');
+export const RBAC_NETWORK_FILTER = 'envoy.filters.network.rbac';
+export const RBAC_NETWORK_TYPE = typeUrlOf('envoy.extensions.filters.network.rbac.v3.RBAC');
+
+/** Stat prefix of every network RBAC filter (`tcp.rbac.allowed`...). */
+export const TCP_STAT_PREFIX = 'tcp.';
+
+/** `"true"` on a policy: evaluate it in shadow mode (stats and logs only), never enforce it. */
+export const DRY_RUN_ANNOTATION = 'mesh.io/dry-run';
+/** Stat prefixes of the shadow engine, by the action of the shadowed rules. */
+export const SHADOW_ALLOW_STAT_PREFIX = 'mesh_dry_run_allow_';
+export const SHADOW_DENY_STAT_PREFIX = 'mesh_dry_run_deny_';
+
+/** Policy names of CUSTOM rules start with this, then the provider's name. */
+export const EXT_AUTHZ_PREFIX = 'mesh-ext-authz';
+/** Appended to CUSTOM rules turned into DENY because their provider cannot be used. */
+export const BAD_CUSTOM_SUFFIX = '-deny-due-to-bad-CUSTOM-action';
+
+/** `ns[<ns>]-policy[<name>]-rule[<i>]`: the RBAC policy name of one rule, also seen in logs and stats. */
+export function rbacPolicyName(namespace: string, name: string, rule: number, customProvider?: string): string {
+  const prefix = customProvider === undefined ? '' : `${EXT_AUTHZ_PREFIX}-${customProvider}-`;
+  return `${prefix}ns[${namespace}]-policy[${name}]-rule[${rule}]`;
+}
