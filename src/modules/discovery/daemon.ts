@@ -6,9 +6,11 @@ import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { ConfigResource } from '../config/resource';
 import { configzHandler, DebugHandler, DebugHttpServer, pluginsHandler, registryzHandler } from '../debug';
 import { Logging, LoggingToken } from '../logging';
+import { PushContext } from '../model/push-context';
 import { DaemonMetrics, formatListenAddress, MonitoringServer, parseListenAddress } from '../monitoring';
 import { PluginStatus, PluginStatusToken } from '../plugins';
 import { mockServiceEntries } from '../registry/mock';
+import { AuthnSettingError, DaemonKeySets, KeySetSettings, keySetSettingsFrom } from '../security/authn';
 import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
 import { pushThrottleFrom } from '../xds/push-queue';
@@ -51,6 +53,8 @@ export class Daemon {
   private xds: XdsServer | undefined;
   private http: DebugHttpServer | undefined;
   private monitoring: MonitoringServer | undefined;
+  private keySets: DaemonKeySets | undefined;
+  private unwatchPolicies: (() => void) | undefined;
   private ready = false;
 
   constructor(
@@ -79,6 +83,7 @@ export class Daemon {
       monitoring: parseListenAddress(f.monitoringAddr, '--monitoringAddr'),
     };
     const registries = this.checkRegistries();
+    const keySetSettings = this.checkKeySetSettings();
 
     // HTTP first, so /ready can say "not ready" while config loads.
     const debugHandlers = this.debugHandlers();
@@ -113,14 +118,18 @@ export class Daemon {
         extraServiceEntries: registries.includes('Mock') ? mockServiceEntries(f.domain) : ([] as ConfigResource<ServiceEntrySpec>[]),
         cache: xdsCacheFrom(this.settings, this.metrics),
       },
-      (push, change, at) => this.xds?.pushAll(push, change, at),
+      (push, change, at) => {
+        this.keySets?.pushContextBuilt(push);
+        this.xds?.pushAll(push, change, at);
+      },
       pipelineObserver(this.metrics, this.logging.scope('model')),
       this.logging.scope('model'),
     );
-    this.coordinator.start();
+    const firstPush = this.coordinator.start();
+    const keySets = await this.startKeySets(keySetSettings, firstPush);
 
     this.xds = new XdsServer({
-      generators: generatorsFrom(this.container, this.settings),
+      generators: generatorsFrom(this.container, this.settings, { leadingHttpFilters: [keySets.filters] }),
       deltaEnabled: this.settings.bool('MESH_DELTA_XDS'),
       maxReceiveMessageBytes: this.settings.int('MESH_GPRC_MAXRECVMSGSIZE'),
       maxConcurrentStreams: this.settings.int('MESH_GPRC_MAXSTREAMS'),
@@ -148,6 +157,8 @@ export class Daemon {
     this.ready = false;
     log.info(`shutting down (grace ${this.flags.shutdownDurationMs} ms)`);
     this.fileSource?.stop();
+    this.unwatchPolicies?.();
+    this.keySets?.stop();
     this.coordinator?.stop();
     await this.xds?.stop(this.flags.shutdownDurationMs);
     await Promise.all([this.http?.stop(), this.monitoring?.stop()]);
@@ -160,6 +171,38 @@ export class Daemon {
       throw new DaemonStartError(`--registries: unknown registry ${unknown.map((u) => `"${u}"`).join(', ')} (choose from ${REGISTRIES.join(', ')})`);
     }
     return this.flags.registries;
+  }
+
+  private checkKeySetSettings(): KeySetSettings {
+    try {
+      return keySetSettingsFrom(this.settings);
+    } catch (err) {
+      if (err instanceof AuthnSettingError) throw new DaemonStartError(err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * The key sets the daemon inlines into jwt_authn (PILOT_JWT_ENABLE_REMOTE_JWKS): fetched before
+   * xDS opens, fetched early when a RequestAuthentication arrives, refreshed periodically, and
+   * pushed as a change of the policies using them when their keys change.
+   */
+  private async startKeySets(settings: KeySetSettings, firstPush: PushContext): Promise<DaemonKeySets> {
+    const log = this.logging.scope('authn');
+    this.keySets = new DaemonKeySets({
+      ...settings,
+      logger: log,
+      observer: { fetched: (ok) => (ok ? this.metrics.jwksFetchSuccess : this.metrics.jwksFetchFail).inc() },
+      currentPush: () => this.coordinator?.currentPush(),
+      requestPush: (changes) => {
+        log.info(`fetched key sets changed; pushing ${changes.map((c) => c.key).join(', ')}`);
+        this.coordinator?.requestPush(changes);
+      },
+    });
+    const keySets = this.keySets;
+    this.unwatchPolicies = this.store.onChange((changes) => keySets.configChanged(changes, this.store.snapshot()));
+    await keySets.start(firstPush);
+    return keySets;
   }
 
   private async startConfigSources(orch: boolean): Promise<void> {

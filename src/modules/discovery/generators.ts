@@ -18,18 +18,28 @@ export function contributions<T>(container: Container, token: symbol): T[] {
   return container.isBound(token) ? container.getAll<T>(token) : [];
 }
 
+/** Contributions of the daemon's own (non-plugin) parts that need daemon state. */
+export interface CoreContributions {
+  /**
+   * HTTP filters placed before every plugin's, in this order: jwt_authn first, since the RBAC
+   * filters after it read the payload it verifies.
+   */
+  leadingHttpFilters?: readonly HttpFilterContributor[];
+}
+
 /**
  * The generators by node metadata GENERATOR (`''` = Envoy sidecars and the built-in proxy,
- * `grpc` = proxyless gRPC), with the enabled plugins' contributions and generators.
+ * `grpc` = proxyless gRPC), with the daemon's own and the enabled plugins' contributions and
+ * generators.
  */
-export function generatorsFrom(container: Container, settings: Settings): Map<string, XdsGenerator> {
+export function generatorsFrom(container: Container, settings: Settings, core: CoreContributions = {}): Map<string, XdsGenerator> {
   const endpoints = contributions<EndpointContributor>(container, EndpointContributor);
   const generators = new Map<string, XdsGenerator>([
     [
       '',
       new SidecarGenerator({
         networkFilters: contributions<NetworkFilterContributor>(container, NetworkFilterContributor),
-        httpFilters: contributions<HttpFilterContributor>(container, HttpFilterContributor),
+        httpFilters: [...(core.leadingHttpFilters ?? []), ...contributions<HttpFilterContributor>(container, HttpFilterContributor)],
         clusters: contributions<ClusterContributor>(container, ClusterContributor),
         endpoints,
         connectionManagers: contributions<HttpConnectionManagerContributor>(container, HttpConnectionManagerContributor),

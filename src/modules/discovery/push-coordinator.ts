@@ -83,6 +83,15 @@ export class PushCoordinator {
     return this.current;
   }
 
+  /**
+   * A push for changes that did not come through the store but change what the named
+   * resources generate (a RequestAuthentication whose fetched key set changed); debounced
+   * and planned like store changes.
+   */
+  requestPush(changes: readonly ConfigChange[]): void {
+    if (changes.length > 0) this.onChange(changes);
+  }
+
   private onChange(changes: readonly ConfigChange[]): void {
     let endpointsOnly = true;
     for (const c of changes) {

@@ -102,6 +102,10 @@ export class DaemonMetrics {
   readonly xdsCacheSize: Gauge<'type'>;
   readonly xdsCacheDependentConfigSize: Gauge;
 
+  // request authentication: the daemon's key-set fetches
+  readonly jwksFetchSuccess: Counter;
+  readonly jwksFetchFail: Counter;
+
   // process and build
   readonly uptimeSeconds: Gauge;
   readonly build: Gauge<'component' | 'tag'>;
@@ -168,6 +172,9 @@ export class DaemonMetrics {
     this.xdsCacheEvictions = counter('xds_cache_evictions', 'Total number of xds cache evictions.', ['type']);
     this.xdsCacheSize = gauge('xds_cache_size', 'Current size of xds cache.', ['type']);
     this.xdsCacheDependentConfigSize = gauge('xds_cache_dependent_config_size', 'Current size of dependent configs.');
+
+    this.jwksFetchSuccess = counter('pilot_jwks_resolver_network_fetch_success_total', 'Total number of successful network fetches by the daemon\'s key-set resolver.');
+    this.jwksFetchFail = counter('pilot_jwks_resolver_network_fetch_fail_total', 'Total number of failed network fetches by the daemon\'s key-set resolver.');
 
     const startTime = this.startTime;
     const now = this.now;
