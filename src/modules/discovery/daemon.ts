@@ -16,7 +16,9 @@ import { XdsServer } from '../xds/server';
 import { pushThrottleFrom } from '../xds/push-queue';
 import { requestsPerSecondFrom } from '../xds/rate-limiter';
 import { metricsObserver, pipelineObserver, xdsCacheFrom } from './observers';
-import { generatorsFrom } from './generators';
+import { CoreContributions, generatorsFrom } from './generators';
+import { AuthzHttpFilterContributor, AuthzNetworkFilterContributor } from '../security/authz';
+import { HttpFilterContributor } from '../generators/api';
 import { PushCoordinator } from './push-coordinator';
 import { configDump, findConnection, syncz } from './xds-debug';
 
@@ -129,7 +131,7 @@ export class Daemon {
     const keySets = await this.startKeySets(keySetSettings, firstPush);
 
     this.xds = new XdsServer({
-      generators: generatorsFrom(this.container, this.settings, { leadingHttpFilters: [keySets.filters] }),
+      generators: generatorsFrom(this.container, this.settings, this.securityFilters(keySets.filters)),
       deltaEnabled: this.settings.bool('MESH_DELTA_XDS'),
       maxReceiveMessageBytes: this.settings.int('MESH_GPRC_MAXRECVMSGSIZE'),
       maxConcurrentStreams: this.settings.int('MESH_GPRC_MAXSTREAMS'),
@@ -187,6 +189,20 @@ export class Daemon {
    * xDS opens, fetched early when a RequestAuthentication arrives, refreshed periodically, and
    * pushed as a change of the policies using them when their keys change.
    */
+  /**
+   * jwt_authn, then the RBAC filters (DENY before ALLOW) on inbound HTTP chains; network RBAC
+   * on inbound TCP chains. The trust domain is the default `cluster.local` until the mesh
+   * config file is read.
+   */
+  private securityFilters(jwtAuthn: HttpFilterContributor): CoreContributions {
+    const log = this.logging.scope('authorization');
+    const options = { trustDomain: 'cluster.local', log };
+    return {
+      leadingHttpFilters: [jwtAuthn, new AuthzHttpFilterContributor(options)],
+      trailingNetworkFilters: [new AuthzNetworkFilterContributor(options)],
+    };
+  }
+
   private async startKeySets(settings: KeySetSettings, firstPush: PushContext): Promise<DaemonKeySets> {
     const log = this.logging.scope('authn');
     this.keySets = new DaemonKeySets({

@@ -25,6 +25,11 @@ export interface CoreContributions {
    * filters after it read the payload it verifies.
    */
   leadingHttpFilters?: readonly HttpFilterContributor[];
+  /**
+   * Network filters placed after every plugin's, right before the terminal filter: the
+   * network RBAC filters, which see the connection once telemetry filters have.
+   */
+  trailingNetworkFilters?: readonly NetworkFilterContributor[];
 }
 
 /**
@@ -38,7 +43,7 @@ export function generatorsFrom(container: Container, settings: Settings, core: C
     [
       '',
       new SidecarGenerator({
-        networkFilters: contributions<NetworkFilterContributor>(container, NetworkFilterContributor),
+        networkFilters: [...contributions<NetworkFilterContributor>(container, NetworkFilterContributor), ...(core.trailingNetworkFilters ?? [])],
         httpFilters: [...(core.leadingHttpFilters ?? []), ...contributions<HttpFilterContributor>(container, HttpFilterContributor)],
         clusters: contributions<ClusterContributor>(container, ClusterContributor),
         endpoints,
