@@ -1,0 +1,119 @@
+import { CONTINUE, FilterContext, FilterOutcome, HttpFilter, HttpFilterFactory, ProxyHttpRequest } from '../../http/filter-api';
+import { compileRouteMatch, RequestPredicate } from '../matchers/route-match';
+import { asBool, asList, asObject, fail, has, isObject, requiredString } from '../shared/config';
+import type { VerifyContext } from './authenticator';
+import { JwtProvider, parseProvider } from './provider';
+import { compileRequirement, Verifier } from './requirement';
+import { JwtStatus, Status } from './status';
+
+export const JWT_AUTHN_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
+/** Where verified payloads go (Envoy's dynamic metadata namespace of the filter). */
+export const JWT_AUTHN_METADATA = 'envoy.filters.http.jwt_authn';
+
+/** Envoy caps the path in the `www-authenticate` realm. */
+const MAX_REALM_PATH = 256;
+
+interface Rule {
+  readonly matches: RequestPredicate;
+  readonly verifier: Verifier;
+}
+
+/**
+ * Envoy's jwt_authn: the first rule whose route match fits the request names the requirement;
+ * no rule, no check. A failure answers 401 (403 for a disallowed audience) with the reason as
+ * body and a `www-authenticate` challenge.
+ */
+export class JwtAuthnFilter implements HttpFilter {
+  constructor(
+    readonly name: string,
+    private readonly providers: readonly JwtProvider[],
+    private readonly rules: readonly Rule[],
+    private readonly options: { readonly bypassCorsPreflight: boolean; readonly stripFailureResponse: boolean },
+    private readonly context: FilterContext,
+  ) {}
+
+  async onRequest(request: ProxyHttpRequest): Promise<FilterOutcome> {
+    if (this.options.bypassCorsPreflight && isCorsPreflight(request)) return CONTINUE;
+    const rule = this.rules.find((r) => r.matches(request));
+    if (!rule) return CONTINUE;
+    // Taken before verification, which may remove the token header.
+    const realm = originalUri(request);
+    const verification: VerifyContext = { request, nowSeconds: Math.floor(this.context.now() / 1000), extracted: {} };
+    const status = await rule.verifier.verify(verification);
+    if (Object.keys(verification.extracted).length > 0) {
+      request.metadata[JWT_AUTHN_METADATA] = { ...request.metadata[JWT_AUTHN_METADATA], ...verification.extracted };
+    }
+    if (status === Status.Ok) return CONTINUE;
+    this.context.log('debug', `${this.name}: ${request.method} ${request.path} rejected: ${status.message}`);
+    return rejection(status, realm, this.options.stripFailureResponse);
+  }
+
+  close(): void {
+    for (const provider of this.providers) provider.jwks.close();
+  }
+}
+
+/** The local reply; `strip_failure_response` leaves only the status code. */
+function rejection(status: JwtStatus, realm: string, strip: boolean): FilterOutcome {
+  const code = status === Status.JwtAudienceNotAllowed ? 403 : 401;
+  if (strip) return { kind: 'respond', status: code, body: '' };
+  const challenge = `Bearer realm="${realm}"${status === Status.JwtMissed ? '' : ', error="invalid_token"'}`;
+  return { kind: 'respond', status: code, body: status.message, headers: { 'www-authenticate': challenge, 'content-type': 'text/plain' } };
+}
+
+/** Envoy's `buildOriginalUri`: scheme, host and the (capped) path with query. */
+function originalUri(request: ProxyHttpRequest): string {
+  const scheme = request.headers[':scheme'] ?? 'http';
+  const host = request.headers[':authority'] ?? request.headers.host ?? '';
+  return `${scheme}://${host}${request.path.slice(0, MAX_REALM_PATH)}`;
+}
+
+function isCorsPreflight(request: ProxyHttpRequest): boolean {
+  return request.method === 'OPTIONS' && !!request.headers.origin && !!request.headers['access-control-request-method'];
+}
+
+function createJwtAuthnFilter(name: string, value: Record<string, unknown>, context: FilterContext): JwtAuthnFilter {
+  const config = asObject(value, name);
+  if (has(config, 'filter_state_rules')) fail(`${name}.filter_state_rules`, 'is not supported by the built-in proxy (no filter state reaches its filters)');
+  const providers = new Map<string, JwtProvider>();
+  try {
+    for (const [providerName, provider] of Object.entries(isObject(config.providers) ? config.providers : {})) {
+      providers.set(providerName, parseProvider(providerName, provider, `${name}.providers[${JSON.stringify(providerName)}]`, context, name));
+    }
+    const requirementMap = isObject(config.requirement_map) ? config.requirement_map : {};
+    const named = new Map<string, Verifier>();
+    for (const [requirementName, requirement] of Object.entries(requirementMap)) {
+      named.set(requirementName, compileRequirement(requirement, `${name}.requirement_map[${JSON.stringify(requirementName)}]`, providers));
+    }
+    const rules = asList(config.rules, `${name}.rules`).map((r, i): Rule => {
+      const at = `${name}.rules[${i}]`;
+      const rule = asObject(r, at);
+      const matches = compileRouteMatch(rule.match, `${at}.match`);
+      if (has(rule, 'requirement_name')) {
+        const requirementName = requiredString(rule.requirement_name, `${at}.requirement_name`);
+        const verifier = named.get(requirementName) ?? fail(`${at}.requirement_name`, `${JSON.stringify(requirementName)} is not in requirement_map`);
+        return { matches, verifier };
+      }
+      return { matches, verifier: compileRequirement(rule.requires ?? {}, `${at}.requires`, providers) };
+    });
+    return new JwtAuthnFilter(
+      name,
+      [...providers.values()],
+      rules,
+      {
+        bypassCorsPreflight: asBool(config.bypass_cors_preflight, `${name}.bypass_cors_preflight`),
+        stripFailureResponse: asBool(config.strip_failure_response, `${name}.strip_failure_response`),
+      },
+      context,
+    );
+  } catch (err) {
+    // Remote key sources may already be fetching (async_fetch): stop them with the rejected config.
+    for (const provider of providers.values()) provider.jwks.close();
+    throw err;
+  }
+}
+
+export const jwtAuthnFilterFactory: HttpFilterFactory = {
+  typeUrl: JWT_AUTHN_TYPE_URL,
+  create: createJwtAuthnFilter,
+};
