@@ -40,11 +40,12 @@ export class Proxy extends MeshCommand {
       const proxyConfig = loadProxyConfig(flags.meshConfig, process.env.PROXY_CONFIG);
       const instanceIp = settings.string('INSTANCE_IP');
       if (!instanceIp) this.fail('INSTANCE_IP is not set: the agent needs the workload address its listeners bind and the daemon knows it by');
-      const podNamespace = settings.string('POD_NAMESPACE');
+      // POD_NAME and POD_NAMESPACE are the orchestrator's downward-API variables, not agent settings.
+      const podNamespace = process.env.POD_NAMESPACE || 'default';
       const node = agentNode({
         env: process.env,
         instanceIp,
-        podName: settings.string('POD_NAME') || 'workload',
+        podName: process.env.POD_NAME || 'workload',
         podNamespace,
         domain: flags.domain,
         serviceCluster: flags.serviceCluster,

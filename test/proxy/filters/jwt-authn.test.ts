@@ -154,13 +154,13 @@ describe('jwt_authn filter (local JWKS)', () => {
     expectRejected(await filterFor(provider, context).onRequest(request({ headers: bearer(token) })), 401, 'Jwt issuer is not configured');
   });
 
-  it('answers a disallowed audience with 403, as Envoy, and accepts a configured one (scheme and trailing slash ignored)', async () => {
+  it('answers a disallowed audience with 401 (Envoy says 403; our contract says every invalid token is 401), and accepts a configured one (scheme and trailing slash ignored)', async () => {
     const filter = filterFor({ ...provider, audiences: ['https://api.example.com/', 'other'] }, context);
     const wrong = await sign(rsa, claims({ aud: 'https://elsewhere.example.com' }));
-    const reply = expectRejected(await filter.onRequest(request({ headers: bearer(wrong) })), 403, 'Audiences in Jwt are not allowed');
+    const reply = expectRejected(await filter.onRequest(request({ headers: bearer(wrong) })), 401, 'Audiences in Jwt are not allowed');
     expect(reply.headers?.['www-authenticate']).to.match(/error="invalid_token"$/);
     const none = await sign(rsa, claims());
-    expectRejected(await filter.onRequest(request({ headers: bearer(none) })), 403, 'Audiences in Jwt are not allowed');
+    expectRejected(await filter.onRequest(request({ headers: bearer(none) })), 401, 'Audiences in Jwt are not allowed');
     const right = await sign(rsa, claims({ aud: ['x', 'http://api.example.com'] }));
     expect((await filter.onRequest(request({ headers: bearer(right) }))).kind).to.equal('continue');
   });

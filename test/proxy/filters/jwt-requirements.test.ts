@@ -64,7 +64,7 @@ describe('jwt_authn rules and requirements', () => {
 
   it('provider_and_audiences replaces the provider\'s audiences', async () => {
     const filter = everywhere({ provider_and_audiences: { provider_name: 'b', audiences: ['special'] } });
-    expect(await outcomeOf(filter, { 'x-b': `Bearer ${await tokenB()}` })).to.equal('403 Audiences in Jwt are not allowed');
+    expect(await outcomeOf(filter, { 'x-b': `Bearer ${await tokenB()}` })).to.equal('401 Audiences in Jwt are not allowed');
     expect(await outcomeOf(filter, { 'x-b': `Bearer ${await tokenB({ aud: 'special' })}` })).to.equal('continue');
   });
 

@@ -20,7 +20,7 @@ interface Rule {
 
 /**
  * Envoy's jwt_authn: the first rule whose route match fits the request names the requirement;
- * no rule, no check. A failure answers 401 (403 for a disallowed audience) with the reason as
+ * no rule, no check. A failure answers 401 with the reason as
  * body and a `www-authenticate` challenge.
  */
 export class JwtAuthnFilter implements HttpFilter {
@@ -53,9 +53,14 @@ export class JwtAuthnFilter implements HttpFilter {
   }
 }
 
-/** The local reply; `strip_failure_response` leaves only the status code. */
+/**
+ * The local reply; `strip_failure_response` leaves only the status code. Every failure is 401,
+ * a disallowed audience included: Envoy answers that one with 403, but our contract (the
+ * JWT issue's acceptance list) makes every invalid token a 401, so a client can tell "your
+ * token is no good" (401) from "your token is fine but not allowed here" (RBAC's 403).
+ */
 function rejection(status: JwtStatus, realm: string, strip: boolean): FilterOutcome {
-  const code = status === Status.JwtAudienceNotAllowed ? 403 : 401;
+  const code = 401;
   if (strip) return { kind: 'respond', status: code, body: '' };
   const challenge = `Bearer realm="${realm}"${status === Status.JwtMissed ? '' : ', error="invalid_token"'}`;
   return { kind: 'respond', status: code, body: status.message, headers: { 'www-authenticate': challenge, 'content-type': 'text/plain' } };
