@@ -61,7 +61,12 @@ function publicPart(jwk: Record<string, unknown>): JsonWebKey {
 }
 
 /** A parsed JSON Web Key Set, verifying signatures with jose under Envoy's key-selection rules. */
+/** Tokens remembered per key set as verified (oldest forgotten first). */
+const VERIFIED_CACHE_SIZE = 1024;
+
 export class Jwks {
+  private readonly verified = new Set<string>();
+
   private constructor(private readonly keys: readonly Jwk[]) {}
 
   get size(): number {
@@ -90,6 +95,19 @@ export class Jwks {
    * kid/alg mismatch, none verifying a verification failure.
    */
   async verify(jwt: ParsedJwt): Promise<JwtStatus> {
+    // A key set never changes once built (a rotation builds a new one), so a token whose
+    // signature verified once verifies again: skip the public-key operation, as Envoy's JWT
+    // cache does. Time claims are checked by the caller on every request regardless.
+    if (this.verified.has(jwt.token)) return Status.Ok;
+    const status = await this.verifySignature(jwt);
+    if (status === Status.Ok) {
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.values().next().value as string);
+      this.verified.add(jwt.token);
+    }
+    return status;
+  }
+
+  private async verifySignature(jwt: ParsedJwt): Promise<JwtStatus> {
     const [protectedHeader, payload, signature] = jwt.token.split('.').filter((p) => p !== '');
     let kidAlgMatched = false;
     for (const jwk of this.keys) {
