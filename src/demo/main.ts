@@ -29,11 +29,13 @@ async function main(): Promise<void> {
     for (const c of children) c.kill('SIGTERM');
     for (const s of servers) s.close();
   };
-  process.on('SIGINT', () => {
-    console.log('\nstopping the demo');
-    stop();
-    setTimeout(() => process.exit(0), 500).unref();
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      console.log('\nstopping the demo');
+      stop();
+      setTimeout(() => process.exit(0), 500).unref();
+    });
+  }
 
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'demo-key', alg: 'RS256', use: 'sig' };

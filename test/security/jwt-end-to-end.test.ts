@@ -191,6 +191,47 @@ describe('JWT authentication and authorization, end to end through the built-in 
     });
   });
 
+  describe('network RBAC on a TCP port', () => {
+    let mesh: Mesh;
+    before(async () => {
+      const tcpService = serviceYaml('127.0.0.63', app.port).replace(
+        '[{ number: 8000, name: http, protocol: HTTP, targetPort: ' + app.port + ' }]',
+        '[{ number: 8000, name: http, protocol: HTTP, targetPort: ' + app.port + ' }, { number: 8001, name: tcp, protocol: TCP, targetPort: ' + app.port + ' }]',
+      );
+      mesh = await startMesh('127.0.0.63', { 'svc.yaml': tcpService });
+    });
+    after(() => stopMesh(mesh));
+
+    const rawHttp = async (from: string): Promise<string> => {
+      const net = await import('node:net');
+      return new Promise((resolve) => {
+        const s = net.connect({ host: '127.0.0.63', port: 8001, localAddress: from }, () => s.write(`GET /raw HTTP/1.1\r\nHost: ${HOST}\r\nConnection: close\r\n\r\n`));
+        let data = '';
+        s.on('data', (d) => (data += d));
+        s.on('close', () => resolve(data));
+        s.on('error', () => resolve(data));
+      });
+    };
+
+    it('closes connections a DENY policy matches, and lets others through', async () => {
+      expect(await rawHttp('127.0.0.1')).to.match(/^HTTP\/1.1 200/);
+      fs.writeFileSync(
+        path.join(mesh.dir, 'deny.yaml'),
+        `apiVersion: security.mesh.io/v1
+kind: AuthorizationPolicy
+metadata: { name: deny-local, namespace: foo }
+spec:
+  selector: { matchLabels: { app: httpbin } }
+  action: DENY
+  rules: [{ from: [{ source: { ipBlocks: ["127.0.0.5/32"] } }] }]
+`,
+      );
+      expect(await eventually(async () => (await rawHttp('127.0.0.5')) === '', true, 2000), 'denied source gets a closed connection').to.equal(true);
+      expect(await rawHttp('127.0.0.1'), 'another source still passes').to.match(/^HTTP\/1.1 200/);
+      expect(await statusOf(mesh), 'the HTTP port is under the same policy, and 127.0.0.1 is not denied').to.equal(200);
+    });
+  });
+
   describe('key rotation at the JWKS server', () => {
     let mesh: Mesh;
     let rotating: JwksServer;
