@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DaemonMetrics } from '../../src/modules/monitoring';
 
-// Every metric of the control-plane core, with its spec kind mapped to the Prometheus type.
+// Every metric of the control-plane core and JWT key-set resolver, with its spec kind mapped to the Prometheus type.
 const EXPECTED: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   pilot_xds: 'gauge',
   pilot_xds_pushes: 'counter',
@@ -39,6 +39,9 @@ const EXPECTED: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   mesh_build: 'gauge',
   pilot_info: 'gauge',
   startup_duration_seconds: 'gauge',
+  // The key-set resolver's counters: their spec names end in _total.
+  pilot_jwks_resolver_network_fetch_success_total: 'counter',
+  pilot_jwks_resolver_network_fetch_fail_total: 'counter',
 };
 
 function sample(text: string, series: string): number | undefined {
