@@ -34,6 +34,8 @@ interface Options {
   pushTimeoutMs: number;
   rampMs: number;
   windowBytes: number;
+  /** Incremental (delta) ADS clients, as Envoy with MESH_DELTA_XDS (the default) uses. */
+  delta: boolean;
   json: boolean;
   keep: boolean;
   cpuProf: boolean;
@@ -53,6 +55,8 @@ const USAGE = `usage: npm run bench:push -- [options]
   --ramp-ms N                spread the initial stream starts over N ms (default 0: all at once)
   --window BYTES             clients' HTTP/2 flow-control window per stream and connection (default 64 MiB,
                              Envoy-like; 0 = grpc-js's 64 KiB, which throttles big responses)
+  --delta                    incremental (delta) ADS clients, as Envoy uses when MESH_DELTA_XDS is on (the default);
+                             without it, state-of-the-world clients
   --json                     print the results as JSON instead of tables
   --keep                     keep the temp dir (generated config, daemon log)
   --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
@@ -73,6 +77,7 @@ function parseOptions(argv: string[]): Options {
     pushTimeoutMs: 300_000,
     rampMs: 0,
     windowBytes: 64 * 1024 * 1024,
+    delta: false,
     json: false,
     keep: false,
     cpuProf: false,
@@ -96,6 +101,7 @@ function parseOptions(argv: string[]): Options {
       console.log(USAGE);
       process.exit(0);
     } else if (flag === '--json') o.json = true;
+    else if (flag === '--delta') o.delta = true;
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
     else if (flag === '--heap-snapshot') o.heapSnapshot = o.keep = true;
@@ -411,7 +417,7 @@ class Bench {
     const t0 = now();
     await Promise.all(
       this.workers!.list.map((w, i) =>
-        w.request({ t: 'connect', port: daemon!.grpcPort, clients: slices[i], streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs, windowBytes: o.windowBytes }),
+        w.request({ t: 'connect', port: daemon!.grpcPort, clients: slices[i], streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs, windowBytes: o.windowBytes, delta: o.delta }),
       ),
     );
     const n = this.specs.length;
@@ -492,7 +498,7 @@ function printTables(res: Results): void {
   const m = res.mesh;
   console.log(
     `\npush bench: ${count(m.services)} services (${count(m.workloadEntries)} WorkloadEntries, ${m.routedServices} with DestinationRule+VirtualService), ` +
-      `${count(res.options.clients)} sidecar clients in ${res.options.workers} worker process(es) over ${m.connections} gRPC connections; ${os.cpus().length} CPUs\n` +
+      `${count(res.options.clients)} sidecar clients (${res.options.delta ? "delta" : "state-of-the-world"} ADS) in ${res.options.workers} worker process(es) over ${m.connections} gRPC connections; ${os.cpus().length} CPUs\n` +
       `daemon: commit ${res.build.commit}${res.build.srcModified ? ' + uncommitted src changes' : ''}, dist built ${res.build.distBuiltAt}\n`,
   );
   for (const x of p) console.log(`  ${x.name}: ${x.description}`);

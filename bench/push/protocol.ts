@@ -19,6 +19,8 @@ export interface ConnectCommand {
   rampMs: number;
   /** HTTP/2 flow-control window of each client connection and stream (grpc-node.flow_control_window); 0 = grpc-js default (64 KiB). */
   windowBytes: number;
+  /** Incremental (delta) ADS streams instead of state of the world. */
+  delta: boolean;
 }
 
 /** Resets the per-phase counters; the reply carries the worker's clock at the mark. */

@@ -6,9 +6,13 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { ClientReport, ClientSpec, Command, ConnectCommand, Reply, Report, Status, TypeTotals } from './protocol';
-import { decodeResponse, edsNameOfCluster, encodeNames, encodeNodeField, encodeRequest, nameOfResource, routeNamesOfListener, Short, SHORT_OF, SHORTS } from './xds';
+import {
+  decodeDeltaResponse, decodeResponse, edsNameOfCluster, encodeDeltaRequest, encodeNames, encodeNodeField, encodeRequest, nameOfResource, Response,
+  routeNamesOfListener, Short, SHORT_OF, SHORTS,
+} from './xds';
 
 const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
 
 const now = (): number => performance.timeOrigin + performance.now();
 const identity = (b: Buffer): Buffer => b;
@@ -63,8 +67,11 @@ class SimClient {
   failed = false;
   error: string | undefined;
   private closing = false;
+  /** Delta only: what each cluster and listener of the client's state names (EDS name, route names). */
+  private readonly edsOfCluster = new Map<string, string>();
+  private readonly routesOfListener = new Map<string, string[]>();
 
-  constructor(readonly spec: ClientSpec, private readonly channel: grpc.Client) {
+  constructor(readonly spec: ClientSpec, private readonly channel: grpc.Client, private readonly delta: boolean) {
     const state = (): TypeState => ({ version: '', nonce: '', names: [], namesKey: '', namesBytes: EMPTY, subscribed: false, awaiting: new Set(), received: 0 });
     this.types = { cds: state(), eds: state(), lds: state(), rds: state() };
     this.node = encodeNodeField(`sidecar~${spec.ip}~${spec.pod}.${spec.namespace}~${spec.namespace}.svc.cluster.local`, {
@@ -78,7 +85,7 @@ class SimClient {
 
   start(): void {
     this.startedAt = now();
-    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(ADS, identity, identity);
+    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(this.delta ? DELTA_ADS : ADS, identity, identity);
     this.call = call;
     call.on('data', (b: Buffer) => this.onResponse(b));
     call.on('error', (e: grpc.ServiceError) => this.fail(`${e.code} ${e.details || e.message}`));
@@ -96,7 +103,8 @@ class SimClient {
   private send(short: Short, version: string, nonce: string, names: Buffer): void {
     const node = this.node;
     this.node = undefined;
-    this.call!.write(encodeRequest(short, version, nonce, names, node));
+    // Delta: a wildcard subscription or an ACK is the type and nonce alone.
+    this.call!.write(this.delta ? encodeDeltaRequest(short, nonce, [], [], node) : encodeRequest(short, version, nonce, names, node));
   }
 
   /** Still waiting for resources it subscribed to. */
@@ -114,7 +122,8 @@ class SimClient {
 
   private onResponse(buf: Buffer): void {
     const at = now();
-    const r = decodeResponse(buf);
+    const delta = this.delta ? decodeDeltaResponse(buf) : undefined;
+    const r: Response = delta ?? decodeResponse(buf);
     const short = SHORT_OF[r.typeUrl];
     this.bytes += buf.length;
     this.responses += 1;
@@ -134,15 +143,34 @@ class SimClient {
     st.received += 1;
     if (st.awaiting.size > 0) for (const [s, e] of r.resources) st.awaiting.delete(nameOfResource(buf, s, e));
     if (short === 'cds') {
-      const names: string[] = [];
-      for (const [s, e] of r.resources) {
-        const n = edsNameOfCluster(buf, s, e);
-        if (n !== undefined) names.push(n);
+      if (delta) {
+        // Delta carries only what changed: keep every cluster's EDS name across responses.
+        for (const n of delta.removed) this.edsOfCluster.delete(n);
+        delta.resources.forEach(([s, e], i) => {
+          const eds = edsNameOfCluster(buf, s, e);
+          if (eds === undefined) this.edsOfCluster.delete(delta.names[i]);
+          else this.edsOfCluster.set(delta.names[i], eds);
+        });
+        this.resubscribe('eds', [...this.edsOfCluster.values()]);
+      } else {
+        const names: string[] = [];
+        for (const [s, e] of r.resources) {
+          const n = edsNameOfCluster(buf, s, e);
+          if (n !== undefined) names.push(n);
+        }
+        this.resubscribe('eds', names);
       }
-      this.resubscribe('eds', names);
     } else if (short === 'lds') {
       const names = new Set<string>();
-      for (const [s, e] of r.resources) routeNamesOfListener(buf, s, e, names);
+      if (delta) {
+        for (const n of delta.removed) this.routesOfListener.delete(n);
+        delta.resources.forEach(([s, e], i) => {
+          const own = new Set<string>();
+          routeNamesOfListener(buf, s, e, own);
+          this.routesOfListener.set(delta.names[i], [...own]);
+        });
+        for (const list of this.routesOfListener.values()) for (const n of list) names.add(n);
+      } else for (const [s, e] of r.resources) routeNamesOfListener(buf, s, e, names);
       this.resubscribe('rds', [...names]);
     }
     // ACK: the version and nonce received, with the type's current subscription.
@@ -166,6 +194,12 @@ class SimClient {
     // What is still owed: earlier additions still wanted, plus the new ones.
     const wanted = new Set(names);
     st.awaiting = new Set([...[...st.awaiting].filter((n) => wanted.has(n)), ...added]);
+    if (this.delta) {
+      const removed = [...had].filter((n) => !wanted.has(n));
+      this.call!.write(encodeDeltaRequest(short, '', added, removed));
+      st.subscribed = true;
+      return;
+    }
     // First subscription: no nonce. Later changes carry the last nonce (the server then ACKs and answers).
     this.send(short, st.subscribed ? st.version : '', st.subscribed ? st.nonce : '', st.namesBytes);
     st.subscribed = true;
@@ -222,7 +256,7 @@ function connect(cmd: ConnectCommand): void {
         }),
       );
     }
-    clients.push(new SimClient(spec, channels[channels.length - 1]));
+    clients.push(new SimClient(spec, channels[channels.length - 1], cmd.delta));
   });
   const n = clients.length;
   clients.forEach((c, i) => {

@@ -281,3 +281,73 @@ export function nameOfResource(buf: Buffer, start: number, end: number): string 
   }
   return '';
 }
+
+// ---------------------------------------------------------------------------------------------
+// Incremental (delta) xDS
+// ---------------------------------------------------------------------------------------------
+
+const DELTA_TYPE_URL_FIELD: Record<Short, Buffer> = {
+  cds: strField(2, TYPE.cds),
+  eds: strField(2, TYPE.eds),
+  lds: strField(2, TYPE.lds),
+  rds: strField(2, TYPE.rds),
+};
+
+/**
+ * envoy.service.discovery.v3.DeltaDiscoveryRequest: node = 1, type_url = 2,
+ * resource_names_subscribe = 3, resource_names_unsubscribe = 4, response_nonce = 6.
+ */
+export function encodeDeltaRequest(short: Short, nonce: string, subscribe: readonly string[], unsubscribe: readonly string[], node?: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  // `node` is encodeNodeField's DiscoveryRequest field 2 (one tag byte); here it is field 1.
+  if (node) parts.push(Buffer.concat([Buffer.from([(1 << 3) | 2]), node.subarray(1)]));
+  parts.push(DELTA_TYPE_URL_FIELD[short]);
+  for (const n of subscribe) parts.push(strField(3, n));
+  for (const n of unsubscribe) parts.push(strField(4, n));
+  if (nonce) parts.push(strField(6, nonce));
+  return Buffer.concat(parts);
+}
+
+export interface DeltaResponse extends Response {
+  /** Names of the resources, in the order of `resources`. */
+  names: string[];
+  removed: string[];
+}
+
+/**
+ * envoy.service.discovery.v3.DeltaDiscoveryResponse: system_version_info = 1,
+ * resources = 2 (Resource { version = 1; resource = 2 (Any); name = 3 }), type_url = 4,
+ * nonce = 5, removed_resources = 6.
+ */
+export function decodeDeltaResponse(buf: Buffer): DeltaResponse {
+  const c = new Cursor(buf, 0, buf.length);
+  const out: DeltaResponse = { version: '', typeUrl: '', nonce: '', resources: [], names: [], removed: [] };
+  while (c.more()) {
+    const tag = c.varint();
+    const field = tag >>> 3;
+    if ((tag & 7) !== 2) c.skip(tag & 7);
+    else if (field === 1) out.version = c.string();
+    else if (field === 4) out.typeUrl = c.string();
+    else if (field === 5) out.nonce = c.string();
+    else if (field === 6) out.removed.push(c.string());
+    else if (field === 2) {
+      const [s, e] = c.bytes();
+      const r = new Cursor(buf, s, e);
+      let name = '';
+      let value: [number, number] | undefined;
+      while (r.more()) {
+        const t = r.varint();
+        if (t === ((3 << 3) | 2)) name = r.string();
+        else if (t === ((2 << 3) | 2)) {
+          const [as, ae] = r.bytes();
+          value = anyValue(buf, as, ae);
+        } else r.skip(t & 7);
+      }
+      if (value) {
+        out.resources.push(value);
+        out.names.push(name);
+      }
+    } else c.skip(2);
+  }
+  return out;
+}
