@@ -4,10 +4,11 @@
  * clusters and listeners are applied and every route table they name has arrived.
  */
 import { TypeUrl } from '../xds/type-urls';
-import { AdsClient, AdsNode, Decoded, ResourceMap } from './xds/ads-client';
+import { AdsClient, AdsNode, ResourceMap } from './xds/ads-client';
 import { FilterContext, HttpFilterFactory, NetworkFilterFactory } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';
 import { Router } from './http/router';
+import { RouteTable } from './http/routing';
 import { ListenerManager } from './listeners/listener-manager';
 import { ClusterManager } from './upstream/cluster-manager';
 import * as grpc from '@grpc/grpc-js';
@@ -36,11 +37,12 @@ export interface AppliedConfig {
 
 export class BuiltInProxy {
   readonly clusters = new ClusterManager();
-  private readonly routes: ResourceMap = new Map();
+  /** Route tables by name, compiled as they arrive. */
+  private readonly routes = new Map<string, RouteTable>();
   private readonly listeners: ListenerManager;
   private readonly router: Router;
   private readonly ads: AdsClient;
-  private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: this.routes, versions: {} };
+  private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), versions: {} };
   private clustersApplied = false;
   private listenersApplied = false;
   private readyWaiters: Array<() => void> = [];
@@ -117,10 +119,22 @@ export class BuiltInProxy {
         this.applied.listeners = resources;
         this.listenersApplied = true;
         this.ads.subscribe(TypeUrl.RouteConfiguration, this.listeners.routeNames());
-        for (const name of [...this.routes.keys()]) if (!this.listeners.routeNames().includes(name)) this.routes.delete(name);
+        for (const name of [...this.routes.keys()]) {
+          if (!this.listeners.routeNames().includes(name)) {
+            this.routes.delete(name);
+            this.applied.routes.delete(name);
+          }
+        }
         break;
       case TypeUrl.RouteConfiguration:
-        for (const [n, r] of resources) this.routes.set(n, r as Decoded);
+        {
+          // All or nothing: one table that does not compile NACKs the response.
+          const compiled = [...resources].map(([n, r]) => [n, new RouteTable(r)] as const);
+          for (const [n, table] of compiled) {
+            this.routes.set(n, table);
+            this.applied.routes.set(n, table.config);
+          }
+        }
         break;
       default:
         throw new Error(`unexpected type ${typeUrl}`);

@@ -12,11 +12,11 @@ import { ConnectionInfo, FilterContext, HttpFilter, ProxyHttpRequest } from './f
 import { FilterRegistry } from './filter-registry';
 import { sendLocalReply } from './local-reply';
 import { Router } from './router';
-import { selectRoute } from './routing';
+import { RouteTable } from './routing';
 
 export interface RouteTables {
   /** The RDS route configuration of that name, if received. */
-  get(name: string): Decoded | undefined;
+  get(name: string): RouteTable | undefined;
 }
 
 const CONNECTION_INFO = Symbol('mesh.connectionInfo');
@@ -26,17 +26,19 @@ export class HttpConnectionManager {
   private readonly filters: HttpFilter[];
   private readonly server: http.Server;
   readonly routeConfigName?: string;
+  private readonly inlineRoutes?: RouteTable;
   private closing = false;
 
   constructor(
-    private readonly config: Decoded,
+    config: Decoded,
     registry: FilterRegistry,
     context: FilterContext,
     private readonly routes: RouteTables,
     private readonly router: Router,
   ) {
     if (config.rds) this.routeConfigName = String(config.rds.route_config_name);
-    else if (!config.route_config) throw new Error('http_connection_manager has neither rds nor route_config');
+    else if (config.route_config) this.inlineRoutes = new RouteTable(config.route_config);
+    else throw new Error('http_connection_manager has neither rds nor route_config');
     this.filters = registry.httpFilters((config.http_filters ?? []) as Decoded[], context);
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 60_000;
@@ -73,8 +75,8 @@ export class HttpConnectionManager {
       req.resume();
       return;
     }
-    const table = this.routeConfigName !== undefined ? this.routes.get(this.routeConfigName) : this.config.route_config;
-    const selected = table ? selectRoute(table, request) : undefined;
+    const table = this.routeConfigName !== undefined ? this.routes.get(this.routeConfigName) : this.inlineRoutes;
+    const selected = table?.select(request);
     if (!selected) {
       sendLocalReply(res, 404, '');
       req.resume();

@@ -4,7 +4,8 @@
  * healthy upstream or on connect failure, 504 on timeout).
  */
 import * as http from 'node:http';
-import { ClusterManager, durationMs } from '../upstream/cluster-manager';
+import { durationMs } from '../filters/shared/config';
+import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/ads-client';
 import { sendLocalReply } from './local-reply';
 
@@ -57,7 +58,7 @@ export class Router {
     }
     const headers = upstreamHeaders(request, virtualHost, route, action);
     const path = rewritePath(action, route.match ?? {}, request.path);
-    const timeoutMs = action.timeout ? durationMs(action.timeout)! : DEFAULT_ROUTE_TIMEOUT_MS;
+    const timeoutMs = durationMs(action.timeout, 'route.timeout') ?? DEFAULT_ROUTE_TIMEOUT_MS;
     const upstream = http.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent: this.agent });
     let timer: NodeJS.Timeout | undefined;
     if (timeoutMs > 0) {

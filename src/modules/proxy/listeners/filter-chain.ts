@@ -10,6 +10,7 @@ import { Router } from '../http/router';
 import { TcpProxy } from '../tcp/tcp-proxy';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/ads-client';
+import { compileCidrRange } from '../filters/matchers/cidr';
 
 export interface ChainDependencies {
   registry: FilterRegistry;
@@ -22,11 +23,13 @@ export interface ChainDependencies {
 export class FilterChain {
   private readonly networkFilters: NetworkFilter[] = [];
   private readonly terminal: HttpConnectionManager | TcpProxy;
+  private readonly match: (info: ConnectionInfo) => boolean;
 
   constructor(
     readonly config: Decoded,
     deps: ChainDependencies,
   ) {
+    this.match = compileChainMatch(config.filter_chain_match, `filter chain ${config.name ?? ''}: filter_chain_match`);
     if (config.transport_socket) throw new Error(`filter chain ${config.name ?? ''}: TLS transport sockets are not supported by the built-in proxy yet`);
     const filters = (config.filters ?? []) as Decoded[];
     if (filters.length === 0) throw new Error(`filter chain ${config.name ?? ''} has no filters`);
@@ -69,36 +72,24 @@ export class FilterChain {
 
   /** Whether the chain's filter_chain_match accepts this connection. */
   matches(info: ConnectionInfo): boolean {
-    const m = this.config.filter_chain_match as Decoded | undefined;
-    if (!m) return true;
-    if (m.destination_port?.value !== undefined && Number(m.destination_port.value) !== info.localPort) return false;
-    if (m.prefix_ranges?.length && !(m.prefix_ranges as Decoded[]).some((r) => inRange(info.localAddress, r))) return false;
-    if (m.source_prefix_ranges?.length && !(m.source_prefix_ranges as Decoded[]).some((r) => inRange(info.remoteAddress, r))) return false;
-    if (m.transport_protocol && m.transport_protocol !== 'raw_buffer') return false;
-    if (m.server_names?.length) return false;
-    return true;
+    return this.match(info);
   }
 }
 
-function inRange(address: string, range: Decoded): boolean {
-  const prefix = String(range.address_prefix);
-  const bits = Number(range.prefix_len?.value ?? (prefix.includes(':') ? 128 : 32));
-  const a = ipv4ToInt(address.replace(/^::ffff:/, ''));
-  const p = ipv4ToInt(prefix);
-  if (a === undefined || p === undefined) return address === prefix;
-  if (bits === 0) return true;
-  const mask = bits >= 32 ? 0xffffffff : (~((1 << (32 - bits)) - 1)) >>> 0;
-  return ((a & mask) >>> 0) === ((p & mask) >>> 0);
-}
-
-function ipv4ToInt(ip: string): number | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
-  let n = 0;
-  for (const part of parts) {
-    const v = Number(part);
-    if (!Number.isInteger(v) || v < 0 || v > 255) return undefined;
-    n = n * 256 + v;
-  }
-  return n >>> 0;
+/**
+ * filter_chain_match as a predicate, compiled with the chain: destination port and address
+ * ranges, source ranges; TLS-only criteria (SNI, a transport other than raw_buffer) never
+ * match here, since this proxy takes plaintext connections only.
+ */
+function compileChainMatch(m: Decoded | undefined, field: string): (info: ConnectionInfo) => boolean {
+  if (!m) return () => true;
+  const port = m.destination_port?.value !== undefined ? Number(m.destination_port.value) : undefined;
+  const destinations = ((m.prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.prefix_ranges[${i}]`));
+  const sources = ((m.source_prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.source_prefix_ranges[${i}]`));
+  const tlsOnly = Boolean((m.transport_protocol && m.transport_protocol !== 'raw_buffer') || m.server_names?.length);
+  return (info) =>
+    !tlsOnly &&
+    (port === undefined || port === info.localPort) &&
+    (destinations.length === 0 || destinations.some((test) => test(info.localAddress))) &&
+    (sources.length === 0 || sources.some((test) => test(info.remoteAddress)));
 }

@@ -3,6 +3,7 @@
  * and DNS clusters), and round-robin picking of a healthy endpoint as the router and the TCP
  * proxy need it.
  */
+import { durationMs } from '../filters/shared/config';
 import type { Decoded } from '../xds/ads-client';
 
 export interface UpstreamEndpoint {
@@ -40,7 +41,7 @@ export class ClusterManager {
       const cluster: UpstreamCluster = {
         name,
         type,
-        connectTimeoutMs: durationMs(c.connect_timeout) ?? 10_000,
+        connectTimeoutMs: durationMs(c.connect_timeout, `cluster ${name}: connect_timeout`) ?? 10_000,
         http2: Boolean(c.typed_extension_protocol_options?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.explicit_http_config?.http2_protocol_options),
       };
       if (type === 'EDS') cluster.edsName = c.eds_cluster_config?.service_name || name;
@@ -113,10 +114,4 @@ function endpointsOf(assignment: Decoded | undefined): UpstreamEndpoint[] {
     }
   }
   return out;
-}
-
-/** A decoded google.protobuf.Duration in milliseconds. */
-export function durationMs(d: Decoded | undefined): number | undefined {
-  if (!d) return undefined;
-  return Number(d.seconds ?? 0) * 1000 + Math.round(Number(d.nanos ?? 0) / 1e6);
 }

@@ -10,14 +10,14 @@ export type RequestPredicate = (request: { readonly path: string; readonly heade
 const PATH_SPECIFIERS = ['prefix', 'path', 'safe_regex', 'path_separated_prefix'] as const;
 
 /**
- * envoy.config.route.v3.RouteMatch as jwt_authn's rules use it: the path specifier (on the
+ * envoy.config.route.v3.RouteMatch, as route tables and jwt_authn's rules use it: the path specifier (on the
  * path without query; `case_sensitive` defaults to true), plus every `headers` and
  * `query_parameters` matcher.
  */
 export function compileRouteMatch(value: unknown, field: string): RequestPredicate {
   const match = asObject(value, field);
   for (const key of ['runtime_fraction', 'grpc', 'tls_context', 'dynamic_metadata']) {
-    if (has(match, key)) fail(`${field}.${key}`, 'is not supported by the built-in proxy in jwt_authn rules');
+    if (has(match, key)) fail(`${field}.${key}`, 'is not supported by the built-in proxy');
   }
   const kind = oneofMember(match, PATH_SPECIFIERS, field, ['connect_matcher', 'path_match_policy']);
   const caseSensitive = caseSensitivity(match.case_sensitive, `${field}.case_sensitive`);
