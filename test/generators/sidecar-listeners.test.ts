@@ -4,7 +4,7 @@ import { SidecarGenerator } from '../../src/modules/generators/sidecar';
 import {
   ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER, HCM_TYPE, listenersOf, ROUTER_FILTER, TCP_PROXY_TYPE, tcpProxy,
 } from '../helpers/envoy';
-import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
+import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 
 const outboundHcm = (statPrefix: string, route: string, filters: unknown[] = []) => ({
   name: 'envoy.filters.network.http_connection_manager',
@@ -45,22 +45,7 @@ const listener = (address: string, port: number, direction: 'INBOUND' | 'OUTBOUN
 });
 
 const CONFIG = `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: httpbin, namespace: foo }
-spec:
-  hosts: [httpbin.foo.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports:
-  - { number: 8000, name: http, protocol: HTTP, targetPort: 8080 }
-  - { number: 9000, name: tcp, protocol: TCP, targetPort: 9001 }
-  workloadSelector: { labels: { app: httpbin } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: httpbin-v1, namespace: foo }
-spec: { address: 127.0.0.10, labels: { app: httpbin, version: v1 } }
+${workloadServiceYaml({ namespace: 'foo', name: 'httpbin', address: '127.0.0.10', ports: ['{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }', '{ number: 9000, name: tcp, protocol: TCP, targetPort: 9001 }'] })}
 ${serviceEntryYaml('foo', 'db', 'db.foo.svc.cluster.local, a-db.foo.svc.cluster.local', 'STATIC', '{ number: 9000, name: tcp, protocol: TCP }')}
 ${serviceEntryYaml('foo', 'vip', 'vip.foo.svc.cluster.local', 'STATIC', '{ number: 9000, name: tcp, protocol: TCP }', `
   addresses: [10.96.0.7, 10.97.0.0/16]`)}`;

@@ -39,3 +39,30 @@ spec:
   ports: [${port}]${more}
 `;
 }
+
+/**
+ * The usual mesh of a test: service `<name>.<namespace>.svc.cluster.local` (MESH_INTERNAL,
+ * STATIC) selecting `app: <name>`, and its one workload `<name>-v1` at `address` with
+ * `labels` (default `app: <name>, version: v1`). `ports` are ServiceEntry port entries, e.g.
+ * '{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }'.
+ */
+export function workloadServiceYaml(o: { namespace: string; name: string; address: string; ports: string[]; labels?: Record<string, string> }): string {
+  const labels = o.labels ?? { app: o.name, version: 'v1' };
+  return `
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ${o.name}, namespace: ${o.namespace} }
+spec:
+  hosts: [${o.name}.${o.namespace}.svc.cluster.local]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  ports:
+${o.ports.map((p) => `  - ${p}`).join('\n')}
+  workloadSelector: { labels: { app: ${o.name} } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: ${o.name}-v1, namespace: ${o.namespace} }
+spec: { address: ${o.address}, labels: ${JSON.stringify(labels)} }
+`;
+}

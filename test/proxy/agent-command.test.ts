@@ -5,24 +5,11 @@ import * as path from 'node:path';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
+import { workloadServiceYaml } from '../helpers/push';
 import { runCli } from '../helpers/run-cli';
 
-const SERVICE = (appPort: number) => `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: shop, namespace: foo }
-spec:
-  hosts: ["shop.foo.svc.cluster.local"]
-  location: MESH_INTERNAL
-  ports: [{ number: 9081, name: http, protocol: HTTP, targetPort: ${appPort} }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: shop } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: shop-1, namespace: foo }
-spec: { address: 127.0.0.42, labels: { app: shop } }
-`;
+const SERVICE = (appPort: number) =>
+  workloadServiceYaml({ namespace: 'foo', name: 'shop', address: '127.0.0.42', ports: [`{ number: 9081, name: http, protocol: HTTP, targetPort: ${appPort} }`], labels: { app: 'shop' } });
 
 describe('pilot-agent proxy with the built-in proxy', function () {
   this.timeout(40_000);

@@ -5,33 +5,13 @@ import * as path from 'node:path';
 import { BuiltInProxy } from '../../src/modules/proxy/builtin-proxy';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
+import { serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 
-const SERVICES = `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: web, namespace: foo }
-spec:
-  hosts: ["web.foo.svc.cluster.local"]
+const services = (appPort: number) =>
+  workloadServiceYaml({ namespace: 'foo', name: 'web', address: '127.0.0.41', ports: [`{ number: 9080, name: http, protocol: HTTP, targetPort: ${appPort} }`], labels: { app: 'web' } }) +
+  serviceEntryYaml('foo', 'db', 'db.foo.svc.cluster.local', 'STATIC', `{ number: 9306, name: tcp, protocol: TCP, targetPort: ${appPort} }`, `
   location: MESH_INTERNAL
-  ports: [{ number: 9080, name: http, protocol: HTTP, targetPort: PORT }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: web } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: web-1, namespace: foo }
-spec: { address: 127.0.0.41, labels: { app: web } }
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: db, namespace: foo }
-spec:
-  hosts: ["db.foo.svc.cluster.local"]
-  location: MESH_INTERNAL
-  ports: [{ number: 9306, name: tcp, protocol: TCP, targetPort: PORT }]
-  resolution: STATIC
-  endpoints: [{ address: 127.0.0.1 }]
-`;
+  endpoints: [{ address: 127.0.0.1 }]`);
 
 function proxyNode(ip: string, labels: Record<string, string>) {
   return {
@@ -52,7 +32,7 @@ describe('built-in proxy: xDS to real HTTP and TCP traffic', function () {
   before(async () => {
     app = await startHttpApp('web');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-proxy-'));
-    fs.writeFileSync(path.join(dir, 'mesh.yaml'), SERVICES.replace(/PORT/g, String(app.port)));
+    fs.writeFileSync(path.join(dir, 'mesh.yaml'), services(app.port));
     daemon = await startDaemon(['--configDir', dir], { PILOT_DEBOUNCE_AFTER: '10ms' });
     proxy = new BuiltInProxy({
       discoveryAddress: `127.0.0.1:${daemon.grpcPort}`,

@@ -6,6 +6,7 @@ import { failClosedJwks } from '../../src/modules/security/authn';
 import { resourcesOf, sidecarNode, SotwClient } from '../helpers/ads-client';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { httpGet, metricValue } from '../helpers/http';
+import { workloadServiceYaml } from '../helpers/push';
 import { runCli } from '../helpers/run-cli';
 import { closedPort, jwksOf, JwksServer, newSigningKey, SigningKey } from './authn-jwks-server';
 
@@ -14,20 +15,7 @@ type Decoded = Record<string, any>; // eslint-disable-line @typescript-eslint/no
 
 /** httpbin (10.0.0.10, app=httpbin) in foo on HTTP 8000, with a RequestAuthentication whose keys are at `jwksUri`. */
 const config = (jwksUri: string) => `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: httpbin, namespace: foo }
-spec:
-  hosts: [httpbin.foo.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports: [{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }]
-  workloadSelector: { labels: { app: httpbin } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: httpbin-v1, namespace: foo }
-spec: { address: 10.0.0.10, labels: { app: httpbin } }
+${workloadServiceYaml({ namespace: 'foo', name: 'httpbin', address: '10.0.0.10', ports: ['{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }'], labels: { app: 'httpbin' } })}
 ---
 apiVersion: security.mesh.io/v1
 kind: RequestAuthentication

@@ -8,7 +8,7 @@ import {
 } from '../../src/modules/security/authn';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
 import { decodedOf, hcmOf, inboundFilters, listenersOf, Obj, outboundFilters } from '../helpers/envoy';
-import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
+import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 import { REPO_ROOT } from '../helpers/run-cli';
 import { closedPort, jwksOf, JwksServer, newSigningKey, SigningKey } from './authn-jwks-server';
 
@@ -17,20 +17,7 @@ const JWT_AUTHN_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_au
 
 /** httpbin (10.0.0.10, app=httpbin) in foo, serving HTTP 8000; a key server inside the mesh; a client service. */
 const MESH = `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: httpbin, namespace: foo }
-spec:
-  hosts: [httpbin.foo.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports: [{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }]
-  workloadSelector: { labels: { app: httpbin } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: httpbin-v1, namespace: foo }
-spec: { address: 10.0.0.10, labels: { app: httpbin, version: v1 } }
+${workloadServiceYaml({ namespace: 'foo', name: 'httpbin', address: '10.0.0.10', ports: ['{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }'] })}
 ${serviceEntryYaml('auth', 'keys', 'keys.auth.svc.cluster.local', 'STATIC', '{ number: 8080, name: http, protocol: HTTP }', `
   location: MESH_INTERNAL`)}`;
 

@@ -15,7 +15,7 @@ import {
 import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
 import { inboundFilters, listenersOf, Obj, outboundFilters } from '../helpers/envoy';
 import { toProtoJson } from '../helpers/proto-json';
-import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
+import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 
 const HTTPBIN = proxyOf('10.0.0.1', 'foo', { app: 'httpbin', version: 'v1' });
 const HTTP_PORT: ServicePort = { name: 'http', number: 8000, protocol: 'HTTP', targetPort: 8080 };
@@ -262,22 +262,7 @@ describe('authorization filters', () => {
 
   describe('in the sidecar\'s listeners', () => {
     const CONFIG = `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: httpbin, namespace: foo }
-spec:
-  hosts: [httpbin.foo.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports:
-  - { number: 8000, name: http, protocol: HTTP, targetPort: 8080 }
-  - { number: 9000, name: tcp, protocol: TCP, targetPort: 9001 }
-  workloadSelector: { labels: { app: httpbin } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: httpbin-v1, namespace: foo }
-spec: { address: 127.0.0.10, labels: { app: httpbin, version: v1 } }
+${workloadServiceYaml({ namespace: 'foo', name: 'httpbin', address: '127.0.0.10', ports: ['{ number: 8000, name: http, protocol: HTTP, targetPort: 8080 }', '{ number: 9000, name: tcp, protocol: TCP, targetPort: 9001 }'] })}
 ${policy('foo', 'templated', '  rules: [{ to: [{ operation: { paths: ["/api/{*}/items/{**}"], ports: ["8000"] } }], from: [{ source: { requestPrincipals: ["https://issuer.example/*"] } }] }]')}
 ${policy('foo', 'no-admin', '  action: DENY\n  rules: [{ to: [{ operation: { paths: ["/admin*"] } }] }]')}`;
     const contributors = { httpFilters: [new AuthzHttpFilterContributor()], networkFilters: [new AuthzNetworkFilterContributor()] };

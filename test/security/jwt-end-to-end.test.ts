@@ -10,29 +10,18 @@ import * as path from 'node:path';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
+import { workloadServiceYaml } from '../helpers/push';
 import { eventually, JwksServer, SigningKey, signingKey, startJwksServer, token } from '../helpers/jwt';
 
 const ISS = 'https://issuer.example.com';
 const OTHER_ISS = 'https://other.example.com';
 const HOST = 'httpbin.foo.svc.cluster.local';
 
-function serviceYaml(ip: string, appPort: number): string {
-  return `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: httpbin, namespace: foo }
-spec:
-  hosts: ["${HOST}"]
-  location: MESH_INTERNAL
-  ports: [{ number: 8000, name: http, protocol: HTTP, targetPort: ${appPort} }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: httpbin } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: httpbin-v1, namespace: foo }
-spec: { address: ${ip}, labels: { app: httpbin, version: v1 } }
-`;
+/** httpbin in foo on HTTP 8000 (and TCP 8001 with `tcp`), its workload at `ip`, the app at `appPort`. */
+function serviceYaml(ip: string, appPort: number, tcp = false): string {
+  const ports = [`{ number: 8000, name: http, protocol: HTTP, targetPort: ${appPort} }`];
+  if (tcp) ports.push(`{ number: 8001, name: tcp, protocol: TCP, targetPort: ${appPort} }`);
+  return workloadServiceYaml({ namespace: 'foo', name: 'httpbin', address: ip, ports });
 }
 
 function requestAuthnYaml(jwksUri: string, otherJwksUri: string): string {
@@ -194,10 +183,7 @@ describe('JWT authentication and authorization, end to end through the built-in 
   describe('network RBAC on a TCP port', () => {
     let mesh: Mesh;
     before(async () => {
-      const tcpService = serviceYaml('127.0.0.63', app.port).replace(
-        '[{ number: 8000, name: http, protocol: HTTP, targetPort: ' + app.port + ' }]',
-        '[{ number: 8000, name: http, protocol: HTTP, targetPort: ' + app.port + ' }, { number: 8001, name: tcp, protocol: TCP, targetPort: ' + app.port + ' }]',
-      );
+      const tcpService = serviceYaml('127.0.0.63', app.port, true);
       mesh = await startMesh('127.0.0.63', { 'svc.yaml': tcpService });
     });
     after(() => stopMesh(mesh));
