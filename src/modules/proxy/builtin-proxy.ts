@@ -12,6 +12,7 @@ import { RouteTable } from './http/routing';
 import { ListenerManager } from './listeners/listener-manager';
 import { ClusterManager } from './upstream/cluster-manager';
 import * as grpc from '@grpc/grpc-js';
+import { SdsClient, SecretStore } from './tls/secrets';
 
 export type ProxyLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
@@ -23,6 +24,8 @@ export interface BuiltInProxyOptions {
   networkFilters: readonly NetworkFilterFactory[];
   log: ProxyLog;
   credentials?: grpc.ChannelCredentials;
+  /** The agent's SDS Unix socket, for the certificates TLS transport sockets name. */
+  sdsSocketPath?: string;
   now?: () => number;
 }
 
@@ -36,7 +39,9 @@ export interface AppliedConfig {
 }
 
 export class BuiltInProxy {
-  readonly clusters = new ClusterManager();
+  readonly secrets = new SecretStore();
+  readonly clusters = new ClusterManager(this.secrets);
+  private readonly sds: SdsClient | undefined;
   /** Route tables by name, compiled as they arrive. */
   private readonly routes = new Map<string, RouteTable>();
   private readonly listeners: ListenerManager;
@@ -57,7 +62,10 @@ export class BuiltInProxy {
       routes: { get: (name) => this.routes.get(name) },
       router: this.router,
       clusters: this.clusters,
+      secrets: this.secrets,
+      log: (level, message) => options.log(level, message),
     });
+    this.sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, (level, message) => options.log(level, message)) : undefined;
     this.ads = new AdsClient(
       { address: options.discoveryAddress, node: options.node, credentials: options.credentials },
       { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log: options.log },
@@ -65,6 +73,7 @@ export class BuiltInProxy {
   }
 
   start(): void {
+    this.sds?.start();
     this.ads.start();
   }
 
@@ -98,6 +107,7 @@ export class BuiltInProxy {
 
   async stop(): Promise<void> {
     this.ads.stop();
+    this.sds?.stop();
     await this.listeners.stop();
     this.router.close();
   }

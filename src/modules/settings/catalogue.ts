@@ -239,6 +239,11 @@ export const CATALOGUE = [
   setting("MINIMUM_DRAIN_DURATION", 'D', "5s", "minimum wait before checking active connections and ending the proxy", A),
   setting("OUTPUT_CERTS", 'S', undefined, "directory for saved key and certificate; empty = not saved; must be set on VMs using provisioning certificates", A),
   setting("PEER_METADATA_DISCOVERY", 'B', "false", "enable the peer-metadata discovery extension in the proxy", A),
+  // Agent settings beyond spec/02's cut-off list ("the remaining names of the agent's list: not shown"), as the incumbent's agent has them.
+  setting("MESH_JWT_PATH", 'S', undefined, "path of the workload's token file; when unset, the JWT_POLICY path (third-party-jwt: ./var/run/secrets/tokens/mesh-token, first-party-jwt: ./var/run/secrets/orch/serviceaccount/token)", A),
+  setting("SECRET_GRACE_PERIOD_RATIO", 'F', "0.5", "fraction of the workload certificate's lifetime left when the agent renews it", A),
+  setting("WORKLOAD_RSA_KEY_SIZE", 'I', "2048", "RSA key size of the workload private key", A),
+  setting("XDS_ROOT_CA", 'S', undefined, "root CA expected on the xDS connection; when unset, the root the daemon publishes (./var/run/secrets/mesh/root-cert.pem)", A),
   // spec/02: install-cni settings
   setting("AMBIENT_ENABLED", 'B', "false", "ambient controller enabled (also `--ambient-enabled`)", C),
   setting("AMBIENT_USE_SCOPED_XTABLES_LOCKING", 'B', "true", "take the xtables lock scoped to the network namespace being changed (ambient)", C),

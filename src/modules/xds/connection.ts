@@ -29,6 +29,8 @@ export class XdsConnection {
   readonly id: string;
   readonly connectedAt = new Date();
   readonly watched = new Map<XdsTypeUrl, WatchState>();
+  /** The caller's authenticated identities (SPIFFE IDs); empty on an unauthenticated listener. */
+  identities: string[] = [];
   private nonceCounter = 0;
   private readonly serial: number;
 

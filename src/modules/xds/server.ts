@@ -5,6 +5,7 @@ import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { PushContext } from '../model/push-context';
 import { newWatchState, WatchState, XdsConnection } from './connection';
 import { XdsObserver } from './observer';
+import { XdsAuthError, XdsStreamAuth } from './stream-auth';
 import { mergeChanges, planPush, PushPlan } from './push-plan';
 import { internNameSet } from './interning';
 import { PushQueue } from './push-queue';
@@ -46,6 +47,17 @@ export interface XdsServerOptions {
 
 type Stream = grpc.ServerDuplexStream<Buffer, Buffer>;
 
+/** One address the ADS service is served on. */
+export interface XdsListener {
+  host: string;
+  port: number;
+  credentials: grpc.ServerCredentials;
+  /** Who may open streams here, and as which proxies; none = anyone (plaintext, trusted network). */
+  auth?: XdsStreamAuth;
+  /** Other gRPC services on the same address (the CA beside secure xDS). */
+  services?: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[];
+}
+
 interface PendingPush {
   push: PushContext;
   change: ChangeSet;
@@ -74,7 +86,7 @@ const WRITE_TIMEOUT_MS = 30_000;
  * concerns. It never builds config itself: generators do, from the push context.
  */
 export class XdsServer {
-  private server: grpc.Server | undefined;
+  private readonly servers: grpc.Server[] = [];
   private readonly states = new Map<XdsConnection, ConnectionState>();
   private readonly queue: PushQueue;
   private readonly admission: RateLimiter;
@@ -84,8 +96,30 @@ export class XdsServer {
     this.admission = new RateLimiter(options.newStreamsPerSecond);
   }
 
-  /** Binds `host:port` (port 0 picks one) and resolves with the bound port. */
+  /** Binds the plaintext `host:port` (port 0 picks one) and resolves with the bound port. */
   async start(host: string, port: number): Promise<number> {
+    return this.listen({ host, port, credentials: grpc.ServerCredentials.createInsecure() });
+  }
+
+  /**
+   * Serves ADS on another address, e.g. the TLS `--secureGRPCAddr` with its authenticator and
+   * the CA service beside it. Resolves with the bound port.
+   */
+  async listen(listener: XdsListener): Promise<number> {
+    const server = new grpc.Server(this.channelOptions());
+    const { methods, handlers } = this.adsService(listener.auth);
+    server.addService(methods, handlers);
+    for (const extra of listener.services ?? []) server.addService(extra.definition, extra.implementation);
+    const { host, port } = listener;
+    const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    const bound = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(target, listener.credentials, (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    this.servers.push(server);
+    return bound;
+  }
+
+  private channelOptions(): grpc.ServerOptions {
     const o = this.options;
     const channelOptions: grpc.ServerOptions = {
       'grpc.max_receive_message_length': o.maxReceiveMessageBytes,
@@ -96,59 +130,51 @@ export class XdsServer {
       'grpc.keepalive_permit_without_calls': 1,
     };
     if (o.maxConnectionAgeMs !== undefined && o.maxConnectionAgeMs < 2 ** 31 - 1) channelOptions['grpc.max_connection_age_ms'] = o.maxConnectionAgeMs;
-    const server = new grpc.Server(channelOptions);
+    return channelOptions;
+  }
+
+  private adsService(auth: XdsStreamAuth | undefined): { methods: Record<string, grpc.MethodDefinition<Buffer, Buffer>>; handlers: grpc.UntypedServiceImplementation } {
     const passThrough = (b: Buffer) => b;
-    const methods: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {
-      StreamAggregatedResources: {
-        path: `/${ADS_SERVICE}/StreamAggregatedResources`,
-        requestStream: true,
-        responseStream: true,
-        requestSerialize: passThrough,
-        requestDeserialize: decodeDiscoveryRequest as unknown as (b: Buffer) => Buffer,
-        responseSerialize: passThrough,
-        responseDeserialize: passThrough,
-      },
-    };
+    const method = (name: string, decode: (b: Buffer) => unknown): grpc.MethodDefinition<Buffer, Buffer> => ({
+      path: `/${ADS_SERVICE}/${name}`,
+      requestStream: true,
+      responseStream: true,
+      requestSerialize: passThrough,
+      requestDeserialize: decode as (b: Buffer) => Buffer,
+      responseSerialize: passThrough,
+      responseDeserialize: passThrough,
+    });
+    const methods: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = { StreamAggregatedResources: method('StreamAggregatedResources', decodeDiscoveryRequest) };
     const handlers: grpc.UntypedServiceImplementation = {
-      StreamAggregatedResources: (stream: Stream) => this.serveStream(stream, 'sotw'),
+      StreamAggregatedResources: (stream: Stream) => this.serveStream(stream, 'sotw', auth),
     };
-    if (o.deltaEnabled) {
-      methods.DeltaAggregatedResources = {
-        path: `/${ADS_SERVICE}/DeltaAggregatedResources`,
-        requestStream: true,
-        responseStream: true,
-        requestSerialize: passThrough,
-        requestDeserialize: decodeDeltaDiscoveryRequest as unknown as (b: Buffer) => Buffer,
-        responseSerialize: passThrough,
-        responseDeserialize: passThrough,
-      };
-      handlers.DeltaAggregatedResources = (stream: Stream) => this.serveStream(stream, 'delta');
+    if (this.options.deltaEnabled) {
+      methods.DeltaAggregatedResources = method('DeltaAggregatedResources', decodeDeltaDiscoveryRequest);
+      handlers.DeltaAggregatedResources = (stream: Stream) => this.serveStream(stream, 'delta', auth);
     }
-    server.addService(methods, handlers);
-    const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-    );
-    this.server = server;
-    return bound;
+    return { methods, handlers };
   }
 
   /** Stops accepting streams, lets open ones finish for up to `graceMs`, then cuts them. */
   async stop(graceMs: number): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
+    const servers = this.servers.splice(0);
+    if (servers.length === 0) return;
     for (const s of this.states.values()) s.stream.end();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        server.forceShutdown();
-        resolve();
-      }, graceMs);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              server.forceShutdown();
+              resolve();
+            }, graceMs);
+            server.tryShutdown(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 
   connections(): XdsConnection[] {
@@ -199,7 +225,7 @@ export class XdsServer {
     if (wrote) this.options.observer.converged((Date.now() - pending.changeAt) / 1000);
   }
 
-  private serveStream(stream: Stream, protocol: 'sotw' | 'delta'): void {
+  private serveStream(stream: Stream, protocol: 'sotw' | 'delta', auth?: XdsStreamAuth): void {
     let state: ConnectionState | undefined;
     const log = this.options.logger;
     stream.on('data', (request: DiscoveryRequest | DeltaDiscoveryRequest) => {
@@ -215,21 +241,21 @@ export class XdsServer {
           return;
         }
         const conn = new XdsConnection(proxy, protocol, stream.getPeer());
-        // A new stream's first answer waits for admission; later requests queue behind it.
-        state = { conn, stream, closed: false, chain: this.admission.acquire(), scheduled: false };
-        this.states.set(conn, state);
-        this.options.observer.connections(1);
-        log.info(`new ${protocol === 'delta' ? 'delta ' : ''}connection for node:${proxy.id}`, { peer: conn.peer, generator: proxy.generator || 'envoy' });
+        // A new stream's first answer waits for authentication and admission; later requests queue behind it.
+        const s: ConnectionState = { conn, stream, closed: false, chain: Promise.resolve(), scheduled: false };
+        s.chain = this.authorize(s, auth).then((ok) => (ok ? this.admission.acquire() : undefined));
+        state = s;
       }
       const s = state;
-      void this.serialize(s, () =>
+      void this.serialize(s, async () => s.closed ? undefined :
         protocol === 'sotw' ? this.onSotwRequest(s, request as DiscoveryRequest) : this.onDeltaRequest(s, request as DeltaDiscoveryRequest),
       );
     });
     const close = () => {
       if (!state || state.closed) return;
       state.closed = true;
-      this.states.delete(state.conn);
+      // A stream refused or dropped while authenticating was never counted.
+      if (!this.states.delete(state.conn)) return;
       this.options.observer.connections(-1);
       for (const [typeUrl, w] of state.conn.watched) if (w.rejected) this.options.observer.rejectCleared(SHORT_TYPE[typeUrl], state.conn.proxy.id);
       log.info(`closed connection for node:${state.conn.proxy.id}`);
@@ -241,6 +267,36 @@ export class XdsServer {
     stream.on('error', () => close());
     stream.on('close', () => close());
     stream.on('cancelled', () => close());
+  }
+
+  /**
+   * Authenticates the stream's caller and checks it may act as the proxy it names
+   * (XDS_AUTH, PILOT_ENABLE_XDS_IDENTITY_CHECK); registers the connection when it may.
+   */
+  private async authorize(state: ConnectionState, auth: XdsStreamAuth | undefined): Promise<boolean> {
+    const { conn, stream } = state;
+    const log = this.options.logger;
+    if (auth) {
+      try {
+        const caller = await auth.authorize(stream, conn.proxy);
+        if (caller) conn.identities = caller.identities;
+      } catch (err) {
+        const e = err instanceof XdsAuthError ? err : new XdsAuthError(grpc.status.UNAUTHENTICATED, (err as Error).message);
+        log.warn(`refusing xDS stream for node:${conn.proxy.id} from ${conn.peer}: ${e.message}`);
+        state.closed = true;
+        stream.emit('error', { code: e.code, details: e.message });
+        return false;
+      }
+    }
+    if (state.closed) return false;
+    this.states.set(conn, state);
+    this.options.observer.connections(1);
+    log.info(`new ${conn.protocol === 'delta' ? 'delta ' : ''}connection for node:${conn.proxy.id}`, {
+      peer: conn.peer,
+      generator: conn.proxy.generator || 'envoy',
+      ...(conn.identities.length > 0 ? { identity: conn.identities.join(',') } : {}),
+    });
+    return true;
   }
 
   private serialize(state: ConnectionState, work: () => Promise<void>): Promise<void> {

@@ -15,6 +15,8 @@ export interface ConnectionInfo {
   localPort: number;
   /** URI SAN of the peer's verified client certificate (mTLS), e.g. `spiffe://cluster.local/ns/foo/sa/bar`. */
   peerPrincipal?: string;
+  /** `tls` when the connection began with a TLS handshake, else `raw_buffer` (set when a chain asks). */
+  transportProtocol?: 'tls' | 'raw_buffer';
   /** TLS server name the client asked for. */
   sni?: string;
 }

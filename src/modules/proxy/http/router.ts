@@ -4,6 +4,9 @@
  * healthy upstream or on connect failure, 504 on timeout).
  */
 import * as http from 'node:http';
+import * as https from 'node:https';
+import type { SecureContext } from 'node:tls';
+import { UpstreamTls } from '../tls/contexts';
 import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/ads-client';
@@ -22,6 +25,8 @@ export interface RoutedRequest {
 export class Router {
   /** Connections to upstreams are kept and reused across requests. */
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  /** One pool per cluster TLS context, replaced when its certificates change. */
+  private readonly tlsAgents = new Map<UpstreamTls, { context: SecureContext; agent: https.Agent }>();
 
   constructor(private readonly clusters: ClusterManager) {}
 
@@ -59,7 +64,19 @@ export class Router {
     const headers = upstreamHeaders(request, virtualHost, route, action);
     const path = rewritePath(action, route.match ?? {}, request.path);
     const timeoutMs = durationMs(action.timeout, 'route.timeout') ?? DEFAULT_ROUTE_TIMEOUT_MS;
-    const upstream = http.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent: this.agent });
+    const tls = this.clusters.transportFor(clusterName, endpoint);
+    let upstream: http.ClientRequest;
+    if (tls) {
+      const agent = this.tlsAgent(tls);
+      if (!agent) {
+        sendLocalReply(res, 503, 'upstream connect error or disconnect/reset before headers. reset reason: TLS secrets not ready');
+        req.resume();
+        return;
+      }
+      upstream = https.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent });
+    } else {
+      upstream = http.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent: this.agent });
+    }
     let timer: NodeJS.Timeout | undefined;
     if (timeoutMs > 0) {
       timer = setTimeout(() => {
@@ -89,6 +106,19 @@ export class Router {
 
   close(): void {
     this.agent.destroy();
+    for (const { agent } of this.tlsAgents.values()) agent.destroy();
+    this.tlsAgents.clear();
+  }
+
+  private tlsAgent(tls: UpstreamTls): https.Agent | undefined {
+    const options = tls.connectOptions();
+    if (!options) return undefined;
+    const current = this.tlsAgents.get(tls);
+    if (current && current.context === options.secureContext) return current.agent;
+    current?.agent.destroy();
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1024, ...options });
+    this.tlsAgents.set(tls, { context: options.secureContext!, agent });
+    return agent;
   }
 
   private clusterOf(action: Decoded, request: RoutedRequest): string | undefined {

@@ -11,6 +11,8 @@ import { TcpProxy } from '../tcp/tcp-proxy';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/ads-client';
 import { compileCidrRange } from '../filters/matchers/cidr';
+import { SecretStore } from '../tls/secrets';
+import { compileTransportSocket, DownstreamTls } from '../tls/contexts';
 
 export interface ChainDependencies {
   registry: FilterRegistry;
@@ -18,19 +20,27 @@ export interface ChainDependencies {
   routes: RouteTables;
   router: Router;
   clusters: ClusterManager;
+  secrets: SecretStore;
+  log: (level: 'debug' | 'info' | 'warn', message: string) => void;
 }
 
 export class FilterChain {
   private readonly networkFilters: NetworkFilter[] = [];
   private readonly terminal: HttpConnectionManager | TcpProxy;
+  private readonly log: ChainDependencies['log'];
   private readonly match: (info: ConnectionInfo) => boolean;
+  private readonly tls: DownstreamTls | undefined;
+  /** Whether matching needs to know if the connection starts with a TLS handshake. */
+  readonly inspectsTransport: boolean;
 
   constructor(
     readonly config: Decoded,
     deps: ChainDependencies,
   ) {
     this.match = compileChainMatch(config.filter_chain_match, `filter chain ${config.name ?? ''}: filter_chain_match`);
-    if (config.transport_socket) throw new Error(`filter chain ${config.name ?? ''}: TLS transport sockets are not supported by the built-in proxy yet`);
+    this.tls = compileTransportSocket(config.transport_socket, 'downstream', deps.secrets, `filter chain ${config.name ?? ''}: transport_socket`);
+    this.inspectsTransport = this.tls !== undefined || Boolean(config.filter_chain_match?.transport_protocol);
+    this.log = deps.log;
     const filters = (config.filters ?? []) as Decoded[];
     if (filters.length === 0) throw new Error(`filter chain ${config.name ?? ''} has no filters`);
     let terminal: HttpConnectionManager | TcpProxy | undefined;
@@ -55,6 +65,21 @@ export class FilterChain {
   }
 
   accept(socket: Socket, info: ConnectionInfo): void {
+    if (!this.tls) {
+      this.serve(socket, info);
+      return;
+    }
+    this.tls.accept(socket).then(
+      ({ socket: secure, peerPrincipal }) => this.serve(secure, { ...info, peerPrincipal }),
+      (err: Error) => {
+        this.log('debug', `TLS handshake from ${info.remoteAddress}:${info.remotePort} failed: ${err.message}`);
+        socket.destroy();
+      },
+    );
+  }
+
+  /** Network filters (which may read the peer identity), then the terminal filter. */
+  private serve(socket: Socket, info: ConnectionInfo): void {
     for (const f of this.networkFilters) {
       if (f.onConnection(info) === 'close') {
         socket.destroy();
@@ -78,17 +103,22 @@ export class FilterChain {
 
 /**
  * filter_chain_match as a predicate, compiled with the chain: destination port and address
- * ranges, source ranges; TLS-only criteria (SNI, a transport other than raw_buffer) never
- * match here, since this proxy takes plaintext connections only.
+ * ranges, source ranges, and the transport protocol (`tls` or `raw_buffer`, from the
+ * connection's first byte). Server names never match: this proxy does not read SNI before
+ * choosing a chain. Application protocols (ALPN) are not checked either, so a TLS chain that
+ * names the mesh's ALPN takes any TLS connection.
  */
 function compileChainMatch(m: Decoded | undefined, field: string): (info: ConnectionInfo) => boolean {
   if (!m) return () => true;
   const port = m.destination_port?.value !== undefined ? Number(m.destination_port.value) : undefined;
   const destinations = ((m.prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.prefix_ranges[${i}]`));
   const sources = ((m.source_prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.source_prefix_ranges[${i}]`));
-  const tlsOnly = Boolean((m.transport_protocol && m.transport_protocol !== 'raw_buffer') || m.server_names?.length);
+  const transport = m.transport_protocol ? String(m.transport_protocol) : undefined;
+  if (transport !== undefined && transport !== 'tls' && transport !== 'raw_buffer') throw new Error(`${field}.transport_protocol: "${transport}" is not supported (tls or raw_buffer)`);
+  const sniOnly = Boolean(m.server_names?.length);
   return (info) =>
-    !tlsOnly &&
+    !sniOnly &&
+    (transport === undefined || transport === (info.transportProtocol ?? 'raw_buffer')) &&
     (port === undefined || port === info.localPort) &&
     (destinations.length === 0 || destinations.some((test) => test(info.localAddress))) &&
     (sources.length === 0 || sources.some((test) => test(info.remoteAddress)));

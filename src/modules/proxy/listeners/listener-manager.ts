@@ -9,9 +9,13 @@ import { ConnectionInfo } from '../http/filter-api';
 import type { Decoded } from '../xds/ads-client';
 import { ChainDependencies, FilterChain } from './filter-chain';
 
+const INSPECT_TIMEOUT_MS = 1000;
+
 interface Chains {
   chains: FilterChain[];
   fallback?: FilterChain;
+  /** Some chain matches on, or terminates, TLS: peek at the first byte before choosing. */
+  inspectsTransport?: boolean;
 }
 
 class BoundListener {
@@ -34,6 +38,27 @@ class BoundListener {
       localAddress: plain(socket.localAddress),
       localPort: socket.localPort ?? this.port,
     };
+    if (!this.chains.inspectsTransport) {
+      this.dispatch(socket, info);
+      return;
+    }
+    // Like Envoy's tls_inspector: a TLS ClientHello starts with a handshake record (0x16).
+    // A client that waits for the server to speak first (MySQL) is plaintext after a moment.
+    const timer = setTimeout(() => {
+      socket.removeListener('data', onFirst);
+      this.dispatch(socket, { ...info, transportProtocol: 'raw_buffer' });
+    }, INSPECT_TIMEOUT_MS);
+    const onFirst = (first: Buffer) => {
+      clearTimeout(timer);
+      socket.pause();
+      socket.unshift(first);
+      this.dispatch(socket, { ...info, transportProtocol: first[0] === 0x16 ? 'tls' : 'raw_buffer' });
+    };
+    socket.once('data', onFirst);
+    socket.once('close', () => clearTimeout(timer));
+  }
+
+  private dispatch(socket: net.Socket, info: ConnectionInfo): void {
     const chain = this.chains.chains.find((c) => c.matches(info)) ?? this.chains.fallback;
     if (!chain) socket.destroy();
     else chain.accept(socket, info);
@@ -127,7 +152,7 @@ export class ListenerManager {
       for (const c of (config.filter_chains ?? []) as Decoded[]) chains.push(new FilterChain(c, this.deps));
       const fallback = config.default_filter_chain ? new FilterChain(config.default_filter_chain, this.deps) : undefined;
       if (chains.length === 0 && !fallback) throw new Error('it has no filter chains');
-      return { chains, fallback };
+      return { chains, fallback, inspectsTransport: [...chains, ...(fallback ? [fallback] : [])].some((c) => c.inspectsTransport) };
     } catch (e) {
       closeChains({ chains });
       throw new Error(`listener ${name}: ${e instanceof Error ? e.message : String(e)}`);

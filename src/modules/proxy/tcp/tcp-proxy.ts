@@ -1,5 +1,6 @@
 /** Envoy's tcp_proxy: each downstream connection piped to an endpoint of the chosen cluster. */
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/ads-client';
 
@@ -24,9 +25,15 @@ export class TcpProxy {
       return;
     }
     const timeout = this.clusters.cluster(clusterName!)?.connectTimeoutMs ?? 10_000;
-    const upstream = net.connect({ host: endpoint.address, port: endpoint.port });
+    const transport = this.clusters.transportFor(clusterName!, endpoint);
+    const tlsOptions = transport?.connectOptions();
+    if (transport && !tlsOptions) {
+      socket.destroy();
+      return;
+    }
+    const upstream = tlsOptions ? tls.connect({ host: endpoint.address, port: endpoint.port, ...tlsOptions }) : net.connect({ host: endpoint.address, port: endpoint.port });
     upstream.setTimeout(timeout, () => upstream.destroy(new Error('connect timeout')));
-    upstream.once('connect', () => upstream.setTimeout(0));
+    upstream.once(tlsOptions ? 'secureConnect' : 'connect', () => upstream.setTimeout(0));
     socket.pipe(upstream).pipe(socket);
     const end = () => {
       socket.destroy();

@@ -5,11 +5,20 @@
  */
 import { durationMs } from '../filters/shared/config';
 import type { Decoded } from '../xds/ads-client';
+import { compileTransportSocket, UpstreamTls } from '../tls/contexts';
+import { SecretStore } from '../tls/secrets';
 
 export interface UpstreamEndpoint {
   address: string;
   port: number;
   weight: number;
+  /** `envoy.transport_socket_match` metadata of the endpoint (e.g. `{ tlsMode: 'mesh' }`). */
+  transportMatch: Record<string, unknown>;
+}
+
+interface TransportChoice {
+  match: Record<string, unknown>;
+  tls: UpstreamTls | undefined;
 }
 
 export interface UpstreamCluster {
@@ -20,6 +29,9 @@ export interface UpstreamCluster {
   connectTimeoutMs: number;
   /** Upstream speaks HTTP/2 (explicit_http_config.http2_protocol_options). */
   http2: boolean;
+  /** transport_socket_matches in order, then the cluster's transport_socket (plaintext when undefined). */
+  transports: TransportChoice[];
+  defaultTransport: UpstreamTls | undefined;
 }
 
 const UNHEALTHY = new Set(['UNHEALTHY', 'DRAINING', 'TIMEOUT']);
@@ -30,6 +42,8 @@ export class ClusterManager {
   /** Endpoints by EDS service name (EDS clusters) or cluster name (inline assignments). */
   private endpoints = new Map<string, UpstreamEndpoint[]>();
   private readonly cursor = new Map<string, number>();
+
+  constructor(private readonly secrets: SecretStore = new SecretStore()) {}
 
   /** Replaces every cluster (CDS is state of the world). Throws on a cluster it cannot run. */
   applyClusters(resources: Map<string, Decoded>): void {
@@ -43,6 +57,11 @@ export class ClusterManager {
         type,
         connectTimeoutMs: durationMs(c.connect_timeout, `cluster ${name}: connect_timeout`) ?? 10_000,
         http2: Boolean(c.typed_extension_protocol_options?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.explicit_http_config?.http2_protocol_options),
+        transports: ((c.transport_socket_matches ?? []) as Decoded[]).map((m, i) => ({
+          match: structJson(m.match),
+          tls: compileTransportSocket(m.transport_socket, 'upstream', this.secrets, `cluster ${name}: transport_socket_matches[${i}]`),
+        })),
+        defaultTransport: compileTransportSocket(c.transport_socket, 'upstream', this.secrets, `cluster ${name}: transport_socket`),
       };
       if (type === 'EDS') cluster.edsName = c.eds_cluster_config?.service_name || name;
       else inline.set(name, endpointsOf(c.load_assignment));
@@ -95,6 +114,16 @@ export class ClusterManager {
     return list[list.length - 1];
   }
 
+  /** The TLS to use toward `endpoint` of the cluster (first matching transport_socket_match), or undefined for plaintext. */
+  transportFor(clusterName: string, endpoint: UpstreamEndpoint): UpstreamTls | undefined {
+    const c = this.clusters.get(clusterName);
+    if (!c) return undefined;
+    for (const t of c.transports) {
+      if (Object.entries(t.match).every(([k, v]) => endpoint.transportMatch[k] === v)) return t.tls;
+    }
+    return c.defaultTransport;
+  }
+
   private isEdsName(name: string): boolean {
     for (const c of this.clusters.values()) if (c.edsName === name) return true;
     return false;
@@ -110,8 +139,18 @@ function endpointsOf(assignment: Decoded | undefined): UpstreamEndpoint[] {
       const socket = lb.endpoint?.address?.socket_address;
       if (!socket?.address) continue;
       const weight = Number(lb.load_balancing_weight?.value ?? 1);
-      out.push({ address: String(socket.address), port: Number(socket.port_value ?? 0), weight: weight > 0 ? weight : 1 });
+      const transportMatch = structJson(lb.metadata?.filter_metadata?.['envoy.transport_socket_match']);
+      out.push({ address: String(socket.address), port: Number(socket.port_value ?? 0), weight: weight > 0 ? weight : 1, transportMatch });
     }
+  }
+  return out;
+}
+
+/** A decoded google.protobuf.Struct (`{ fields: { k: { string_value } } }`) as plain JSON. */
+function structJson(struct: Decoded | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((struct?.fields ?? {}) as Record<string, Decoded>)) {
+    out[k] = v.string_value ?? v.number_value ?? v.bool_value ?? (v.struct_value ? structJson(v.struct_value) : null);
   }
   return out;
 }
