@@ -4,6 +4,11 @@ import { agentNode, NodeIdentityError } from '../../src/modules/agent/node-ident
 import { loadProxyConfig, ProxyConfigError } from '../../src/modules/agent/proxy-config';
 import { Logging, LoggingToken } from '../../src/modules/logging/logging';
 import { Settings, SettingsToken } from '../../src/modules/settings';
+import { Duration } from '../../src/modules/settings/duration';
+import { agentSecurityOptions } from '../../src/modules/agent/security/settings';
+import { AgentSecurityError } from '../../src/modules/agent/security/agent-security';
+import { TokenError } from '../../src/modules/agent/security/token';
+import { WorkloadKeyError } from '../../src/modules/agent/security/workload-key';
 
 export const proxyFlags = {
   concurrency: intFlag('number of worker threads to run', { default: 0 }),
@@ -51,10 +56,21 @@ export class Proxy extends MeshCommand {
         serviceCluster: flags.serviceCluster,
         interceptionMode: proxyConfig.interceptionMode,
       });
-      agent = new Agent({ proxyConfig, node, statusPort: settings.int('PROXY_STATUS_PORT'), log });
+      agent = new Agent({
+        proxyConfig,
+        node,
+        statusPort: settings.int('PROXY_STATUS_PORT'),
+        log,
+        security: agentSecurityOptions(settings, proxyConfig, log),
+        drain: {
+          minimumMs: settings.duration('MINIMUM_DRAIN_DURATION').milliseconds,
+          exitOnZeroActiveConnections: settings.bool('EXIT_ON_ZERO_ACTIVE_CONNECTIONS'),
+          maxMs: drainDurationMs(proxyConfig.drainDuration),
+        },
+      });
       await agent.start();
     } catch (err) {
-      if (err instanceof ProxyConfigError || err instanceof NodeIdentityError || err instanceof AgentStartError || (err as NodeJS.ErrnoException).code) {
+      if (err instanceof ProxyConfigError || err instanceof WorkloadKeyError || err instanceof TokenError || err instanceof AgentSecurityError || err instanceof NodeIdentityError || err instanceof AgentStartError || (err as NodeJS.ErrnoException).code) {
         this.fail((err as Error).message);
       }
       throw err;
@@ -69,5 +85,13 @@ export class Proxy extends MeshCommand {
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
     });
+  }
+}
+
+function drainDurationMs(text: string): number {
+  try {
+    return Duration.parse(text).milliseconds;
+  } catch (err) {
+    throw new ProxyConfigError(`ProxyConfig drainDuration: ${(err as Error).message}`);
   }
 }

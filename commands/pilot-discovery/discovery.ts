@@ -78,6 +78,12 @@ export class Discovery extends MeshCommand {
       keepaliveMaxServerConnectionAgeMs: ms(flags.keepaliveMaxServerConnectionAge),
       shutdownDurationMs: ms(flags.shutdownDuration),
       orchconfig: flags.orchconfig,
+      secureGrpcAddr: flags.secureGRPCAddr,
+      httpsAddr: flags.httpsAddr,
+      tlsCertFile: flags.tlsCertFile,
+      tlsKeyFile: flags.tlsKeyFile,
+      caCertFile: flags.caCertFile,
+      tlsCipherSuites: flags['tls-cipher-suites'],
     });
     try {
       await daemon.start();

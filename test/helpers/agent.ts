@@ -33,6 +33,7 @@ export async function startAgent(spec: AgentSpec): Promise<RunningAgent> {
     MESH_METAJSON_LABELS: JSON.stringify(spec.labels),
     PROXY_CONFIG: JSON.stringify(proxyConfig),
     PROXY_STATUS_PORT: '0',
+    MINIMUM_DRAIN_DURATION: '0s',
     ...spec.env,
   });
   const statusPort = Number(/:(\d+) /.exec(await program.waitForLog(/status server listening on :\d+ /))![1]);

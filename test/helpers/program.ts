@@ -12,9 +12,9 @@ export interface RunningProgram {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startProgram(program: string, args: string[], env: Record<string, string>): RunningProgram {
+export function startProgram(program: string, args: string[], env: Record<string, string>, cwd: string = REPO_ROOT): RunningProgram {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', program), ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,6 +13,11 @@ import { mockServiceEntries } from '../registry/mock';
 import { AuthnSettingError, DaemonKeySets, KeySetSettings, keySetSettingsFrom } from '../security/authn';
 import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
+import * as grpc from '@grpc/grpc-js';
+import { ListenAddress } from '../monitoring/listen-address';
+import { CipherSelection, cipherSelection, CipherSuiteError } from '../security/tls/cipher-suites';
+import { DaemonSecurity, DaemonSecurityError } from './daemon-security';
+import { DaemonHttpsServer } from './https-server';
 import { pushThrottleFrom } from '../xds/push-queue';
 import { requestsPerSecondFrom } from '../xds/rate-limiter';
 import { metricsObserver, pipelineObserver, xdsCacheFrom } from './observers';
@@ -35,6 +40,12 @@ export interface DaemonFlags {
   keepaliveMaxServerConnectionAgeMs: number;
   shutdownDurationMs: number;
   orchconfig: string;
+  secureGrpcAddr: string;
+  httpsAddr: string;
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  caCertFile: string;
+  tlsCipherSuites: string[];
 }
 
 export class DaemonStartError extends Error {}
@@ -55,6 +66,8 @@ export class Daemon {
   private xds: XdsServer | undefined;
   private http: DebugHttpServer | undefined;
   private monitoring: MonitoringServer | undefined;
+  private security: DaemonSecurity | undefined;
+  private https: DaemonHttpsServer | undefined;
   private keySets: DaemonKeySets | undefined;
   private unwatchPolicies: (() => void) | undefined;
   private ready = false;
@@ -83,7 +96,16 @@ export class Daemon {
       grpc: parseListenAddress(f.grpcAddr, '--grpcAddr'),
       http: parseListenAddress(f.httpAddr, '--httpAddr'),
       monitoring: parseListenAddress(f.monitoringAddr, '--monitoringAddr'),
+      secureGrpc: f.secureGrpcAddr ? parseListenAddress(f.secureGrpcAddr, '--secureGRPCAddr') : undefined,
+      https: f.httpsAddr ? parseListenAddress(f.httpsAddr, '--httpsAddr') : undefined,
     };
+    let ciphers: CipherSelection;
+    try {
+      ciphers = cipherSelection(f.tlsCipherSuites);
+    } catch (err) {
+      if (err instanceof CipherSuiteError) throw new DaemonStartError(err.message);
+      throw err;
+    }
     const registries = this.checkRegistries();
     const keySetSettings = this.checkKeySetSettings();
 
@@ -128,6 +150,13 @@ export class Daemon {
       this.logging.scope('model'),
     );
     const firstPush = this.coordinator.start();
+    this.security = new DaemonSecurity(this.settings, { tlsCertFile: f.tlsCertFile, tlsKeyFile: f.tlsKeyFile, caCertFile: f.caCertFile, ciphers }, this.logging.scope('security'), this.metrics.registry);
+    try {
+      await this.security.start();
+    } catch (err) {
+      if (err instanceof DaemonSecurityError) throw new DaemonStartError(err.message);
+      throw err;
+    }
     const keySets = await this.startKeySets(keySetSettings, firstPush);
 
     this.xds = new XdsServer({
@@ -145,8 +174,14 @@ export class Daemon {
       observer: metricsObserver(this.metrics),
       currentPush: () => this.coordinator?.currentPush(),
     });
-    const grpcPort = await this.xds.start(addresses.grpc.host === '' ? '::' : addresses.grpc.host, addresses.grpc.port);
+    const grpcPort = await this.xds.listen({
+      host: addresses.grpc.host === '' ? '::' : addresses.grpc.host,
+      port: addresses.grpc.port,
+      credentials: grpc.ServerCredentials.createInsecure(),
+      auth: this.security.plaintextAuth(),
+    });
     log.info(`xDS (gRPC) listening on ${formatListenAddress({ host: addresses.grpc.host, port: grpcPort })}`);
+    await this.startSecureAddresses(addresses.secureGrpc, addresses.https, ciphers);
 
     this.ready = true;
     const startup = this.metrics.markReady();
@@ -163,8 +198,29 @@ export class Daemon {
     this.keySets?.stop();
     this.coordinator?.stop();
     await this.xds?.stop(this.flags.shutdownDurationMs);
-    await Promise.all([this.http?.stop(), this.monitoring?.stop()]);
+    this.security?.stop();
+    await Promise.all([this.http?.stop(), this.monitoring?.stop(), this.https?.stop()]);
     log.info('shutdown complete');
+  }
+
+  /** The TLS gRPC address (xDS and CA) and the HTTPS address, when the daemon has a certificate. */
+  private async startSecureAddresses(secureGrpc: ListenAddress | undefined, httpsAddress: ListenAddress | undefined, ciphers: CipherSelection): Promise<void> {
+    const log = this.logging.scope('default');
+    const security = this.security!;
+    if (secureGrpc) {
+      const listener = security.secureListener(secureGrpc.host === '' ? '::' : secureGrpc.host, secureGrpc.port);
+      if (listener) {
+        const port = await this.xds!.listen(listener);
+        log.info(`secure gRPC (xDS and CA) listening on ${formatListenAddress({ host: secureGrpc.host, port })}`);
+      }
+    }
+    const material = security.servingCertificate();
+    if (httpsAddress && material) {
+      this.https = new DaemonHttpsServer(material, () => this.ready, ciphers.ciphers);
+      security.onServingCertificate((m) => this.https?.update(m));
+      const bound = await this.https.start(httpsAddress);
+      log.info(`HTTPS listening on ${formatListenAddress(bound)}`);
+    }
   }
 
   private checkRegistries(): string[] {

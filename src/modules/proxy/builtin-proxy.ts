@@ -101,6 +101,10 @@ export class BuiltInProxy {
     return this.applied;
   }
 
+  activeConnections(): number {
+    return this.listeners.activeConnections();
+  }
+
   boundListeners(): Record<string, string> {
     return this.listeners.bound();
   }

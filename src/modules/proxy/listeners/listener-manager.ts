@@ -30,8 +30,13 @@ class BoundListener {
     server.on('connection', (socket) => this.accept(socket));
   }
 
+  /** Downstream connections open now (drain waits for them). */
+  active = 0;
+
   private accept(socket: net.Socket): void {
     socket.on('error', () => socket.destroy());
+    this.active += 1;
+    socket.once('close', () => (this.active -= 1));
     const info: ConnectionInfo = {
       remoteAddress: plain(socket.remoteAddress),
       remotePort: socket.remotePort ?? 0,
@@ -131,6 +136,13 @@ export class ListenerManager {
       }
     }
     return [...names].sort();
+  }
+
+  /** Downstream connections open on every listener. */
+  activeConnections(): number {
+    let n = 0;
+    for (const l of this.listeners.values()) n += l.active;
+    return n;
   }
 
   /** `name → address:port` of the bound listeners. */

@@ -1,0 +1,110 @@
+/**
+ * The agent's side of mesh security: its workload certificate (from the CA, renewed), the SDS
+ * server the proxy reads it from, and the TLS credentials toward the daemon. Paths are
+ * relative to the agent's working directory, as the incumbent's are.
+ */
+import * as fs from 'node:fs';
+import * as grpc from '@grpc/grpc-js';
+import { CaClient } from './ca-client';
+import { SdsServer } from './sds-server';
+import { KeySpec } from './workload-key';
+import { splitPems, WorkloadSecret, WorkloadSecrets } from './workload-secrets';
+
+export const SDS_SOCKET_PATH = './var/run/secrets/workload-spiffe-uds/socket';
+/** Where the daemon publishes the mesh roots (the incumbent's mounted root-cert config map). */
+export const PUBLISHED_ROOT_PATH = './var/run/secrets/mesh/root-cert.pem';
+
+export interface AgentSecurityOptions {
+  /** CA_ADDR, else the discovery address. */
+  caAddress: string;
+  /** CA_ROOT_CA / XDS_ROOT_CA: files with the roots the daemon's certificate must chain to. */
+  caRootPath: string;
+  xdsRootPath: string;
+  /** MESHD_SAN, else a host name of the address, else the daemon's service name. */
+  serverName: string;
+  keySpec: KeySpec;
+  tokenPath: string;
+  trustDomain: string;
+  graceRatio: number;
+  outputDir?: string;
+  log: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export class AgentSecurityError extends Error {}
+
+/** The name the daemon's certificate is checked against. */
+export function daemonServerName(address: string, meshdSan: string | undefined): string {
+  if (meshdSan) return meshdSan;
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const isIp = /^[\d.]+$/.test(host) || host.includes(':');
+  return isIp ? 'meshd.mesh-system.svc' : host;
+}
+
+function readRoots(path: string, what: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new AgentSecurityError(`${what}: cannot read the root certificate ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); the daemon publishes it there, or set ${what}`);
+  }
+  if (splitPems(text).length === 0) throw new AgentSecurityError(`${what}: ${path} holds no PEM certificate`);
+  return text;
+}
+
+export class AgentSecurity {
+  readonly secrets: WorkloadSecrets;
+  readonly sds: SdsServer;
+
+  constructor(private readonly options: AgentSecurityOptions) {
+    const ca = new CaClient({ address: options.caAddress, rootsPem: () => readRoots(options.caRootPath, 'CA_ROOT_CA'), serverName: options.serverName });
+    this.secrets = new WorkloadSecrets({
+      ca,
+      keySpec: options.keySpec,
+      tokenPath: options.tokenPath,
+      trustDomain: options.trustDomain,
+      validitySeconds: 0,
+      graceRatio: options.graceRatio,
+      publishedRootsPem: () => {
+        try {
+          return fs.readFileSync(options.caRootPath, 'utf8');
+        } catch {
+          return undefined;
+        }
+      },
+      outputDir: options.outputDir,
+      log: options.log,
+    });
+    this.sds = new SdsServer(SDS_SOCKET_PATH, () => this.secrets.secret(), options.log);
+    this.secrets.onChange(() => this.sds.secretsChanged());
+  }
+
+  /**
+   * Gets the first certificate, retrying with backoff (the daemon may not be up yet) and
+   * reporting each failure through `onWaiting`; then serves SDS.
+   */
+  async start(onWaiting: (reason: string) => void, stopped: () => boolean): Promise<WorkloadSecret | undefined> {
+    await this.sds.start();
+    for (let attempt = 0; !stopped(); attempt++) {
+      try {
+        return await this.secrets.start();
+      } catch (err) {
+        const reason = (err as grpc.ServiceError).details || (err as Error).message;
+        onWaiting(reason);
+        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+    return undefined;
+  }
+
+  /** mTLS credentials toward the daemon with the current workload certificate. */
+  xdsCredentials(): grpc.ChannelCredentials {
+    const secret = this.secrets.secret();
+    if (!secret) throw new AgentSecurityError('no workload certificate yet');
+    return grpc.credentials.createSsl(Buffer.from(readRoots(this.options.xdsRootPath, 'XDS_ROOT_CA')), Buffer.from(secret.keyPem), Buffer.from(secret.certChainPem));
+  }
+
+  async stop(): Promise<void> {
+    this.secrets.stop();
+    await this.sds.stop();
+  }
+}

@@ -1,0 +1,36 @@
+import * as fs from 'node:fs';
+import { ScopedLogger } from '../../logging';
+import { Settings } from '../../settings';
+import { ProxyConfig } from '../proxy-config';
+import { AgentSecurityError, AgentSecurityOptions, daemonServerName, PUBLISHED_ROOT_PATH } from './agent-security';
+import { tokenPath } from './token';
+import { keySpecFrom } from './workload-key';
+
+/**
+ * The agent's certificate settings. Certificates are required for MUTUAL_TLS to the daemon;
+ * with controlPlaneAuthPolicy NONE they are fetched only when the workload has a token (so
+ * its proxy can still do mTLS with its peers).
+ */
+export function agentSecurityOptions(settings: Settings, proxyConfig: ProxyConfig, log: ScopedLogger): AgentSecurityOptions | undefined {
+  const token = tokenPath(settings.string('JWT_POLICY') ?? 'third-party-jwt', settings.string('MESH_JWT_PATH'));
+  if (proxyConfig.controlPlaneAuthPolicy === 'NONE' && !fs.existsSync(token)) return undefined;
+  const caAddress = settings.string('CA_ADDR') || proxyConfig.discoveryAddress;
+  const graceRatio = settings.float('SECRET_GRACE_PERIOD_RATIO');
+  if (!(graceRatio > 0 && graceRatio < 1)) throw new AgentSecurityError(`SECRET_GRACE_PERIOD_RATIO: ${graceRatio} must be between 0 and 1`);
+  return {
+    caAddress,
+    caRootPath: settings.string('CA_ROOT_CA') || PUBLISHED_ROOT_PATH,
+    xdsRootPath: settings.string('XDS_ROOT_CA') || PUBLISHED_ROOT_PATH,
+    serverName: daemonServerName(caAddress, settings.string('MESHD_SAN')),
+    keySpec: keySpecFrom({
+      eccSignatureAlgorithm: settings.string('ECC_SIGNATURE_ALGORITHM'),
+      eccCurve: settings.string('ECC_CURVE') ?? 'P256',
+      rsaKeySize: settings.int('WORKLOAD_RSA_KEY_SIZE'),
+    }),
+    tokenPath: token,
+    trustDomain: 'cluster.local',
+    graceRatio,
+    outputDir: settings.string('OUTPUT_CERTS') || undefined,
+    log: (level, message) => log[level](message),
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * The daemon's security plumbing (issue 5): its CA (ENABLE_CA_SERVER), its own serving
+ * certificate (PILOT_CERT_PROVIDER=meshd, or --tlsCertFile/--tlsKeyFile/--caCertFile), the
+ * TLS gRPC address carrying xDS and the CA, client authentication on xDS (XDS_AUTH,
+ * XDS_AUTH_PLAINTEXT, PILOT_ENABLE_XDS_IDENTITY_CHECK), and publication of the mesh roots.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { X509Certificate } from 'node:crypto';
+import { ScopedLogger } from '../logging';
+import { authenticateCall, Authenticator, authenticatorsFor, caOptionsFrom, CaMetrics, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority } from '../security/ca';
+import { CipherSelection } from '../security/tls/cipher-suites';
+import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
+import { Settings } from '../settings';
+import { XdsListener } from '../xds/server';
+import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
+import type { Registry } from 'prom-client';
+
+export class DaemonSecurityError extends Error {}
+
+/** Where workloads find the mesh roots (the incumbent's root-cert config map, mounted). */
+export const PUBLISHED_ROOTS_PATH = './var/run/secrets/mesh/root-cert.pem';
+/** Where a self-signed root is kept across restarts. */
+export const SELF_SIGNED_CA_DIR = './var/lib/meshd/ca';
+/** The daemon's service name, always in its certificate (DESIGN.md §1). */
+export const DAEMON_SERVICE_NAME = 'meshd.mesh-system.svc';
+
+export interface DaemonTlsFlags {
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  caCertFile: string;
+  ciphers: CipherSelection;
+}
+
+export class DaemonSecurity {
+  private ca: MeshCertificateAuthority | undefined;
+  private authenticators: Authenticator[] = [];
+  private credentials: RotatingServerCredentials | undefined;
+  private material: ServerKeyMaterial | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
+  private readonly certListeners = new Set<(m: ServerKeyMaterial) => void>();
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly flags: DaemonTlsFlags,
+    private readonly log: ScopedLogger,
+    private readonly registry: Registry,
+  ) {}
+
+  /** Creates the CA and the serving certificate; undefined material = no TLS address (spec: other providers distribute roots only). */
+  async start(): Promise<void> {
+    if (this.flags.ciphers.insecure.length) this.log.warn(`--tls-cipher-suites: ${this.flags.ciphers.insecure.join(', ')} are insecure`);
+    if (this.settings.bool('ENABLE_CA_SERVER')) await this.startCa();
+    else this.log.info('ENABLE_CA_SERVER=false: no CA server');
+    this.material = await this.servingMaterial();
+    if (this.material) this.credentials = new RotatingServerCredentials(this.material, this.flags.ciphers.ciphers);
+    this.publishRoots();
+  }
+
+  stop(): void {
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    for (const u of this.unsubscribe.splice(0)) u();
+    this.ca?.stop();
+  }
+
+  /** The TLS gRPC listener (xDS and, with a CA, CreateCertificate); undefined when the daemon has no certificate. */
+  secureListener(host: string, port: number): XdsListener | undefined {
+    if (!this.credentials) return undefined;
+    return {
+      host,
+      port,
+      credentials: this.credentials,
+      auth: this.settings.bool('XDS_AUTH') ? this.xdsAuth() : undefined,
+      services: this.ca ? [{ definition: caServiceDefinition(), implementation: this.caService() }] : [],
+    };
+  }
+
+  /** Plain-text xDS authenticates callers only with XDS_AUTH_PLAINTEXT (trusted networks otherwise). */
+  plaintextAuth(): XdsStreamAuth | undefined {
+    return this.settings.bool('XDS_AUTH') && this.settings.bool('XDS_AUTH_PLAINTEXT') ? this.xdsAuth() : undefined;
+  }
+
+  /** The serving certificate for the HTTPS address, and its renewals. */
+  servingCertificate(): ServerKeyMaterial | undefined {
+    return this.material;
+  }
+
+  onServingCertificate(listener: (m: ServerKeyMaterial) => void): void {
+    this.certListeners.add(listener);
+  }
+
+  rootsPem(): string {
+    return this.ca ? this.ca.rootCertificates().join('') : this.flags.caCertFile ? fs.readFileSync(this.flags.caCertFile, 'utf8') : '';
+  }
+
+  private async startCa(): Promise<void> {
+    let options;
+    try {
+      options = caOptionsFrom(this.settings, { persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log });
+    } catch (err) {
+      throw new DaemonSecurityError((err as Error).message);
+    }
+    try {
+      this.ca = await MeshCertificateAuthority.create(options.authority);
+    } catch (err) {
+      throw new DaemonSecurityError(`CA: ${(err as Error).message}`);
+    }
+    const ca = this.ca;
+    this.caOptions = options;
+    this.authenticators = authenticatorsFor(ca, options);
+    this.log.info(`CA ready (${ca.mode}); root valid until ${ca.rootExpiry().toISOString()}`);
+    this.unsubscribe.push(
+      ca.onRootsChanged(() => {
+        this.log.info('the mesh roots changed: publishing them and renewing the daemon certificate');
+        this.publishRoots();
+        void this.renewServing();
+      }),
+    );
+  }
+
+  private caOptions: ReturnType<typeof caOptionsFrom> | undefined;
+  private caServiceImpl: grpc.UntypedServiceImplementation | undefined;
+
+  private caService(): grpc.UntypedServiceImplementation {
+    if (!this.caServiceImpl) {
+      this.caServiceImpl = certificateServiceFor(this.ca!, this.caOptions!, { metrics: new CaMetrics(this.registry), logger: this.log });
+    }
+    return this.caServiceImpl;
+  }
+
+  private xdsAuth(): XdsStreamAuth {
+    return xdsStreamAuth({
+      authenticators: [async (call) => ({ identities: (await authenticateCall(this.authenticators, call)).identities })],
+      identityCheck: this.settings.bool('PILOT_ENABLE_XDS_IDENTITY_CHECK'),
+    });
+  }
+
+  /** Mounted files win; else the CA signs one when PILOT_CERT_PROVIDER is meshd. */
+  private async servingMaterial(): Promise<ServerKeyMaterial | undefined> {
+    const { tlsCertFile, tlsKeyFile, caCertFile } = this.flags;
+    if (tlsCertFile || tlsKeyFile) {
+      if (!tlsCertFile || !tlsKeyFile) throw new DaemonSecurityError('--tlsCertFile and --tlsKeyFile go together: set both or neither');
+      const read = (file: string, flag: string) => {
+        try {
+          return fs.readFileSync(file, 'utf8');
+        } catch (err) {
+          throw new DaemonSecurityError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+      };
+      const material = { keyPem: read(tlsKeyFile, '--tlsKeyFile'), certChainPem: read(tlsCertFile, '--tlsCertFile'), rootsPem: '' };
+      material.rootsPem = [caCertFile ? read(caCertFile, '--caCertFile') : '', this.ca?.rootCertificates().join('') ?? ''].join('');
+      try {
+        new X509Certificate(material.certChainPem);
+      } catch (err) {
+        throw new DaemonSecurityError(`--tlsCertFile: ${tlsCertFile} is not a PEM certificate (${(err as Error).message})`);
+      }
+      this.log.info(`serving with the certificate in ${tlsCertFile}`);
+      return material;
+    }
+    const provider = this.settings.string('PILOT_CERT_PROVIDER');
+    if (provider !== 'meshd') {
+      this.log.warn(`PILOT_CERT_PROVIDER=${provider}: no daemon certificate is generated; the TLS addresses are not served`);
+      return undefined;
+    }
+    if (!this.ca) {
+      this.log.warn('PILOT_CERT_PROVIDER=meshd needs the CA (ENABLE_CA_SERVER=false): the TLS addresses are not served');
+      return undefined;
+    }
+    return this.issueServing();
+  }
+
+  private dnsNames(): string[] {
+    const custom = (this.settings.string('MESHD_CUSTOM_HOST') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== '');
+    return [...new Set([DAEMON_SERVICE_NAME, ...custom])];
+  }
+
+  private async issueServing(): Promise<ServerKeyMaterial> {
+    const ca = this.ca!;
+    const ttlMs = this.settings.duration('DEFAULT_WORKLOAD_CERT_TTL').milliseconds;
+    const cert = await ca.issueServerCertificate(this.dnsNames(), ttlMs);
+    const leaf = new X509Certificate(cert.certChainPem);
+    const from = Date.parse(leaf.validFrom);
+    const to = Date.parse(leaf.validTo);
+    // Renew at half of the lifetime, as workloads do.
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    this.renewTimer = setTimeout(() => void this.renewServing(), Math.max(1000, from + (to - from) / 2 - Date.now()));
+    this.renewTimer.unref();
+    this.log.info(`daemon certificate for ${this.dnsNames().join(', ')} valid until ${new Date(to).toISOString()}`);
+    return { keyPem: cert.keyPem, certChainPem: cert.certChainPem, rootsPem: ca.rootCertificates().join('') };
+  }
+
+  private async renewServing(): Promise<void> {
+    if (!this.ca || this.flags.tlsCertFile) {
+      // Mounted certificates are the operator's; the roots for client certificates still follow the CA.
+      if (this.material && this.credentials && this.ca) {
+        this.material = { ...this.material, rootsPem: [this.flags.caCertFile ? fs.readFileSync(this.flags.caCertFile, 'utf8') : '', this.ca.rootCertificates().join('')].join('') };
+        this.credentials.update(this.material);
+      }
+      return;
+    }
+    try {
+      this.material = await this.issueServing();
+      this.credentials?.update(this.material);
+      for (const l of this.certListeners) l(this.material);
+    } catch (err) {
+      this.log.error(`renewing the daemon certificate failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Written whole then renamed, so an agent never reads half a bundle. */
+  private publishRoots(): void {
+    const roots = this.rootsPem();
+    if (!roots) return;
+    try {
+      fs.mkdirSync(path.dirname(PUBLISHED_ROOTS_PATH), { recursive: true });
+      const tmp = `${PUBLISHED_ROOTS_PATH}.tmp`;
+      fs.writeFileSync(tmp, roots);
+      fs.renameSync(tmp, PUBLISHED_ROOTS_PATH);
+      this.log.info(`published the mesh roots to ${path.resolve(PUBLISHED_ROOTS_PATH)}`);
+    } catch (err) {
+      this.log.error(`cannot publish the mesh roots to ${PUBLISHED_ROOTS_PATH}: ${(err as Error).message}`);
+    }
+  }
+}
