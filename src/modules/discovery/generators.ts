@@ -10,6 +10,7 @@ import {
   XdsGeneratorToken,
 } from '../generators/api';
 import { GrpcGenerator } from '../generators/grpc/generator';
+import { NameTableGenerator, withNameTable } from '../generators/nds';
 import { SidecarGenerator } from '../generators/sidecar';
 import { Settings } from '../settings';
 
@@ -35,7 +36,7 @@ export interface CoreContributions {
 /**
  * The generators by node metadata GENERATOR (`''` = Envoy sidecars and the built-in proxy,
  * `grpc` = proxyless gRPC), with the daemon's own and the enabled plugins' contributions and
- * generators.
+ * generators; each also serves the name table (NDS).
  */
 export function generatorsFrom(container: Container, settings: Settings, core: CoreContributions = {}): Map<string, XdsGenerator> {
   const endpoints = contributions<EndpointContributor>(container, EndpointContributor);
@@ -55,5 +56,8 @@ export function generatorsFrom(container: Container, settings: Settings, core: C
   ]);
   // Plugins may serve further GENERATOR values, or replace ours.
   for (const named of contributions<NamedGenerator>(container, XdsGeneratorToken)) generators.set(named.generatorName, named.generator);
+  // The agent's DNS proxy asks for the name table whichever proxy it runs.
+  const nameTables = new NameTableGenerator();
+  for (const [name, generator] of generators) generators.set(name, withNameTable(generator, nameTables));
   return generators;
 }

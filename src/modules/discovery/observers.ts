@@ -28,12 +28,13 @@ export function metricsObserver(m: DaemonMetrics): XdsObserver {
     rejected: (type, node, message) => {
       m.totalXdsRejects.inc({ type });
       const err = message.slice(0, 200);
+      if (type === 'nds') return; // no per-node reject gauge for the name table (none in the spec)
       rejectedBy.set(`${type}/${node}`, err);
       m[REJECT_GAUGE[type]].set({ node, err }, 1);
     },
     rejectCleared: (type, node) => {
-      const err = rejectedBy.get(`${type}/${node}`);
-      if (err === undefined) return;
+      const err = type === 'nds' ? undefined : rejectedBy.get(`${type}/${node}`);
+      if (type === 'nds' || err === undefined) return;
       rejectedBy.delete(`${type}/${node}`);
       m[REJECT_GAUGE[type]].remove({ node, err });
     },

@@ -27,7 +27,10 @@ export function syncz(connections: readonly XdsConnection[]): unknown[] {
   }));
 }
 
-const DUMP_TYPES: Record<XdsTypeUrl, { dump: string; list: string; item: (name: string, version: string, body: Record<string, unknown>) => object }> = {
+/** The Envoy resource types of a config dump (the name table is not Envoy config). */
+type DumpedTypeUrl = Exclude<XdsTypeUrl, typeof TypeUrl.NameTable>;
+
+const DUMP_TYPES: Record<DumpedTypeUrl, { dump: string; list: string; item: (name: string, version: string, body: Record<string, unknown>) => object }> = {
   [TypeUrl.Cluster]: {
     dump: 'type.googleapis.com/envoy.admin.v3.ClustersConfigDump',
     list: 'dynamic_active_clusters',
@@ -56,7 +59,7 @@ const DUMP_TYPES: Record<XdsTypeUrl, { dump: string; list: string; item: (name: 
  */
 export function configDump(connection: XdsConnection): unknown {
   const configs: unknown[] = [];
-  for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.Listener, TypeUrl.RouteConfiguration] as XdsTypeUrl[]) {
+  for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.Listener, TypeUrl.RouteConfiguration] as DumpedTypeUrl[]) {
     const w = connection.watched.get(typeUrl);
     const t = DUMP_TYPES[typeUrl];
     const items: object[] = [];

@@ -3,7 +3,7 @@
  * (pilot_xds, pilot_xds_pushes, pilot_total_xds_rejects...). Kept as an interface so the
  * server does not depend on a metrics library and tests can watch it directly.
  */
-export type ShortType = 'lds' | 'rds' | 'cds' | 'eds';
+export type ShortType = 'lds' | 'rds' | 'cds' | 'eds' | 'nds';
 
 export interface XdsObserver {
   /** A stream opened (+1) or closed (-1). */

@@ -36,6 +36,7 @@ const PROTO_FILES = [
   'contrib/envoy/extensions/filters/network/mysql_proxy/v3/mysql_proxy.proto',
   'mesh/filters/http/alpn/v1/alpn.proto',
   'mesh/filters/network/metadata_exchange/v1/metadata_exchange.proto',
+  'mesh/networking/nds/v1/nds.proto',
 ];
 
 const STRUCT_PROTO = 'google/protobuf/struct.proto';

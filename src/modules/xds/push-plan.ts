@@ -1,5 +1,6 @@
 import { ChangeSet } from '../generators/api';
 import { parseClusterName } from '../generators/naming';
+import { answersWithEndpoints, wantsNameTable } from '../generators/nds/eligibility';
 import { Proxy } from '../model/proxy';
 import { PushContext } from '../model/push-context';
 import { PUSH_ORDER, TypeUrl, XdsTypeUrl } from './type-urls';
@@ -13,14 +14,16 @@ const ROUTING_KINDS = ['VirtualService', 'DestinationRule', 'Sidecar', 'Gateway'
  * Decides what a change means for a proxy, so only what changed is pushed to whom it
  * concerns: an endpoint change is an EDS push of the clusters of those hosts; a
  * VirtualService change is LDS/RDS; a policy change is LDS; anything else is a full push.
+ * The name table (NDS) goes only to proxies that asked for one, when services move.
  */
 export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, watchedEds: ReadonlySet<string> | undefined): PushPlan {
   const plan: PushPlan = new Map();
   const kinds = new Set([...change.configs].map((k) => k.split('/')[0]));
   if (change.full || [...kinds].some((k) => !ROUTING_KINDS.includes(k) && !POLICY_KINDS.includes(k) && k !== 'WorkloadEntry')) {
-    for (const t of PUSH_ORDER) plan.set(t, 'all');
+    for (const t of PUSH_ORDER) if (t !== TypeUrl.NameTable || wantsNameTable(proxy)) plan.set(t, 'all');
     return plan;
   }
+  if (wantsNameTable(proxy) && nameTableMoved(change, kinds, push)) plan.set(TypeUrl.NameTable, 'all');
   if (kinds.has('Sidecar') || kinds.has('Gateway') || kinds.has('DestinationRule') || change.services.size > 0) {
     plan.set(TypeUrl.Cluster, 'all');
     plan.set(TypeUrl.Listener, 'all');
@@ -54,6 +57,15 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
 }
 
 const POLICY_KINDS = ['RequestAuthentication', 'AuthorizationPolicy', 'PeerAuthentication'];
+
+/** The name table lists the services in scope and, for those without a VIP, their endpoints. */
+function nameTableMoved(change: ChangeSet, kinds: ReadonlySet<string>, push: PushContext): boolean {
+  if (kinds.has('Sidecar') || change.services.size > 0) return true;
+  return [...change.endpoints].some((host) => {
+    const service = push.service(host);
+    return service !== undefined && answersWithEndpoints(service);
+  });
+}
 
 /**
  * Watched cluster names by host, built once per subscription set (subscriptions are

@@ -33,6 +33,8 @@ export class GrpcGenerator implements XdsGenerator {
         return this.each(names, (name) => this.cluster(push, proxy, name));
       case TypeUrl.ClusterLoadAssignment:
         return this.each(names, (name) => this.loadAssignment(push, proxy, name));
+      default:
+        return []; // the name table comes from the NDS generator
     }
   }
 
