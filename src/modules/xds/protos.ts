@@ -71,19 +71,39 @@ export function envoyProtos(): protobuf.Root {
     }
     return protobuf.util.path.resolve(origin, target);
   };
+  loadFiles(root, PROTO_FILES);
+  loaded = root;
+  return root;
+}
+
+function loadFiles(root: protobuf.Root, files: string[]): void {
   // protobufjs swaps any import ending in a bundled well-known name for its bundled copy before
   // asking resolvePath; hide the (camelCase) bundled Struct for this synchronous load only.
   const bundled = protobuf.common as unknown as Record<string, unknown>;
   const bundledStruct = bundled[STRUCT_PROTO];
   delete bundled[STRUCT_PROTO];
   try {
-    root.loadSync(PROTO_FILES, { keepCase: true });
+    root.loadSync(files, { keepCase: true });
   } finally {
     bundled[STRUCT_PROTO] = bundledStruct;
   }
   root.resolveAll();
-  loaded = root;
+}
+
+/**
+ * Adds proto files (paths relative to the include directories, e.g.
+ * `envoy/config/bootstrap/v3/bootstrap.proto`) to the shared root, for messages only some
+ * programs need; files already loaded are skipped.
+ */
+export function loadMoreEnvoyProtos(files: string[]): protobuf.Root {
+  const root = envoyProtos();
+  loadFiles(root, files);
   return root;
+}
+
+/** The directories proto imports are resolved against (ours first, then `@grpc/grpc-js-xds/deps`). */
+export function envoyProtoDirs(): string[] {
+  return includeDirs();
 }
 
 const typeCache = new Map<string, protobuf.Type>();

@@ -1,0 +1,2 @@
+/** A bootstrap the agent cannot write: the message names the flag, setting or file at fault. */
+export class BootstrapError extends Error {}
