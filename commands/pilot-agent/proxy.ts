@@ -9,6 +9,8 @@ import { agentSecurityOptions } from '../../src/modules/agent/security/settings'
 import { AgentSecurityError } from '../../src/modules/agent/security/agent-security';
 import { TokenError } from '../../src/modules/agent/security/token';
 import { WorkloadKeyError } from '../../src/modules/agent/security/workload-key';
+import { BootstrapError, proxyIpFamily } from '../../src/modules/agent/bootstrap';
+import { AppProbersError, parseAppProbers } from '../../src/modules/agent/probes';
 
 export const proxyFlags = {
   concurrency: intFlag('number of worker threads to run', { default: 0 }),
@@ -62,6 +64,28 @@ export class Proxy extends MeshCommand {
         statusPort: settings.int('PROXY_STATUS_PORT'),
         log,
         security: agentSecurityOptions(settings, proxyConfig, log),
+        envoy: {
+          proxyStatusPort: settings.int('PROXY_STATUS_PORT'),
+          proxyMetricsPort: settings.int('PROXY_METRICS_PORT'),
+          delta: settings.bool('MESH_DELTA_XDS'),
+          ipFamily: proxyIpFamily([instanceIp]),
+          outlierLogPath: flags.outlierLogPath || undefined,
+          templateFile: flags.templateFile || undefined,
+          overrideFile: settings.string('MESH_BOOTSTRAP_OVERRIDE') || undefined,
+          proxyLogLevel: flags.proxyLogLevel,
+          proxyComponentLogLevel: flags.proxyComponentLogLevel || undefined,
+          concurrency: flags.concurrency,
+          cpuLimit: settings.int('MESH_CPU_LIMIT'),
+          skipDeprecatedLogs: settings.bool('PROXY_SKIP_DEPRECATED_LOGS'),
+        },
+        grpcBootstrapPath: settings.resolve('GRPC_XDS_BOOTSTRAP').fromEnvironment ? settings.string('GRPC_XDS_BOOTSTRAP') : undefined,
+        appProbers: parseAppProbers(settings.string('MESH_ORCH_APP_PROBERS')),
+        onProxyExit: (message) => {
+          log.error(message);
+          process.exitCode = 1;
+          void agent.stop().then(() => process.exit(1));
+        },
+        dns: { address: settings.string('DNS_PROXY_ADDR') ?? 'localhost:15053', forwardParallel: settings.bool('DNS_FORWARD_PARALLEL') },
         drain: {
           minimumMs: settings.duration('MINIMUM_DRAIN_DURATION').milliseconds,
           exitOnZeroActiveConnections: settings.bool('EXIT_ON_ZERO_ACTIVE_CONNECTIONS'),
@@ -70,7 +94,7 @@ export class Proxy extends MeshCommand {
       });
       await agent.start();
     } catch (err) {
-      if (err instanceof ProxyConfigError || err instanceof WorkloadKeyError || err instanceof TokenError || err instanceof AgentSecurityError || err instanceof NodeIdentityError || err instanceof AgentStartError || (err as NodeJS.ErrnoException).code) {
+      if (err instanceof ProxyConfigError || err instanceof WorkloadKeyError || err instanceof TokenError || err instanceof AgentSecurityError || err instanceof BootstrapError || err instanceof AppProbersError || err instanceof NodeIdentityError || err instanceof AgentStartError || (err as NodeJS.ErrnoException).code) {
         this.fail((err as Error).message);
       }
       throw err;

@@ -4,7 +4,9 @@
  * SDS, carries the proxy's xDS to the daemon (over TLS with that certificate), serves the
  * status port, and drains on stop.
  */
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { ScopedLogger } from '../logging';
@@ -16,6 +18,9 @@ import { ProxyConfig } from './proxy-config';
 import { AgentSecurity, AgentSecurityOptions, SDS_SOCKET_PATH } from './security/agent-security';
 import { StatusServer } from './status-server';
 import { XdsProxy } from './xds-proxy';
+import { DnsProxyServer, NameTableClient } from './dns';
+import { EnvoyArgsOptions, EnvoyBootstrapInputs, envoyArgs, writeEnvoyBootstrap, writeGrpcBootstrap, xdsSocketPath } from './bootstrap';
+import { AppProbers } from './probes';
 
 export class AgentStartError extends Error {}
 
@@ -36,11 +41,17 @@ export interface AgentOptions {
   /** Workload certificates; required for controlPlaneAuthPolicy MUTUAL_TLS, optional otherwise (data-plane mTLS). */
   security?: AgentSecurityOptions;
   drain: DrainOptions;
-}
-
-/** The proxy's xDS socket (the incumbent's `./etc/istio/proxy/XDS`), under ProxyConfig configPath. */
-export function xdsSocketPath(proxyConfig: ProxyConfig): string {
-  return path.join(proxyConfig.configPath, 'XDS');
+  /** What the Envoy bootstrap and command line need beyond ProxyConfig (used when Envoy runs). */
+  envoy: Omit<EnvoyBootstrapInputs, 'node' | 'proxyAdminPort' | 'agentStatusPort' | 'xdsSocketPath' | 'sdsSocketPath' | 'configPath' | 'discoveryAddress'> &
+    Omit<EnvoyArgsOptions, 'bootstrapFile' | 'drainDuration' | 'ipFamily'>;
+  /** GRPC_XDS_BOOTSTRAP when set in the environment: the bootstrap written for proxyless gRPC apps. */
+  grpcBootstrapPath?: string;
+  /** MESH_ORCH_APP_PROBERS, parsed. */
+  appProbers?: AppProbers;
+  /** Called when the proxy process ends on its own (the command then exits non-zero). */
+  onProxyExit?: (message: string) => void;
+  /** DNS_PROXY_ADDR and DNS_FORWARD_PARALLEL; the proxy runs when node metadata DNS_CAPTURE or ENABLE_DNS_SERVER is true. */
+  dns: { address: string; forwardParallel: boolean };
 }
 
 export class Agent {
@@ -49,6 +60,9 @@ export class Agent {
   private status?: StatusServer;
   private security?: AgentSecurity;
   private xdsProxy?: XdsProxy;
+  private dns?: DnsProxyServer;
+  private envoy?: ChildProcess;
+  private nameTables?: NameTableClient;
   private waitingFor: string | undefined = 'starting';
   private draining = false;
   private stopped = false;
@@ -57,26 +71,21 @@ export class Agent {
 
   async start(): Promise<void> {
     const { proxyConfig, log } = this.options;
-    if (fs.existsSync(proxyConfig.binaryPath)) {
+    const envoy = fs.existsSync(proxyConfig.binaryPath);
+    if (!envoy && proxyConfig.interceptionMode !== 'NONE') {
       throw new AgentStartError(
-        `an Envoy binary is at binaryPath ${proxyConfig.binaryPath}, but this agent cannot bootstrap Envoy yet; ` +
-          'set ProxyConfig binaryPath to a path without a binary to run the built-in proxy',
-      );
-    }
-    if (proxyConfig.interceptionMode !== 'NONE') {
-      throw new AgentStartError(
-        `the built-in proxy needs interceptionMode NONE (it binds each listener's own address); ${proxyConfig.interceptionMode} needs Envoy. ` +
+        `the built-in proxy needs interceptionMode NONE (it binds each listener's own address); ${proxyConfig.interceptionMode} needs Envoy at binaryPath ${proxyConfig.binaryPath}. ` +
           'Set it in PROXY_CONFIG or the mesh config defaultConfig',
       );
     }
     const mutualTls = proxyConfig.controlPlaneAuthPolicy === 'MUTUAL_TLS';
     if (mutualTls && !this.options.security) throw new AgentStartError('controlPlaneAuthPolicy MUTUAL_TLS needs the workload certificate settings');
 
-    this.status = new StatusServer({ notReadyReason: () => this.notReadyReason() });
-    const statusPort = await this.status.start('', this.options.statusPort);
+    // With Envoy, Envoy owns PROXY_STATUS_PORT and forwards readiness to the agent's statusPort.
+    this.status = new StatusServer({ notReadyReason: () => this.notReadyReason() }, { appProbers: this.options.appProbers });
+    const statusPort = await this.status.start('', envoy ? proxyConfig.statusPort : this.options.statusPort);
     log.info(`status server listening on :${statusPort} (/healthz/ready)`);
 
-    let discoveryAddress = proxyConfig.discoveryAddress;
     let sdsSocketPath: string | undefined;
     if (this.options.security) {
       this.security = new AgentSecurity(this.options.security);
@@ -91,21 +100,39 @@ export class Agent {
       if (!first) return;
       sdsSocketPath = SDS_SOCKET_PATH;
       log.info(`SDS serving ${first.identity} on ${SDS_SOCKET_PATH}`);
-      const security = this.security;
       this.security.secrets.onChange(() => this.xdsProxy?.credentialsChanged());
-      this.xdsProxy = new XdsProxy({
-        socketPath: xdsSocketPath(proxyConfig),
-        upstreamAddress: proxyConfig.discoveryAddress,
-        upstreamCredentials: () => (mutualTls ? security.xdsCredentials() : grpc.credentials.createInsecure()),
-        channelOptions: mutualTls ? { 'grpc.ssl_target_name_override': this.options.security.serverName, 'grpc.default_authority': this.options.security.serverName } : {},
-        log: (level, message) => log[level](message),
-      });
-      await this.xdsProxy.start();
-      discoveryAddress = `unix:${path.resolve(xdsSocketPath(proxyConfig))}`;
-      log.info(`xDS proxy on ${xdsSocketPath(proxyConfig)} → ${proxyConfig.discoveryAddress} (${mutualTls ? 'mutual TLS' : 'plaintext'})`);
     }
+    const discoveryAddress = await this.startXdsProxy(mutualTls);
     this.waitingFor = undefined;
+    if (this.options.grpcBootstrapPath) {
+      writeGrpcBootstrap(this.options.grpcBootstrapPath, { node: this.options.node, xdsSocketPath: xdsSocketPath(proxyConfig.configPath), outputCertsDir: this.options.security?.outputDir });
+      log.info(`gRPC bootstrap written to ${this.options.grpcBootstrapPath}`);
+    }
+    await this.startDns(discoveryAddress);
+    if (envoy) await this.startEnvoy();
+    else await this.startBuiltIn(discoveryAddress, sdsSocketPath);
+  }
 
+  /** Proxy ↔ agent over a Unix socket, agent ↔ daemon over TLS (MUTUAL_TLS) or plain text (NONE). */
+  private async startXdsProxy(mutualTls: boolean): Promise<string> {
+    const { proxyConfig, log } = this.options;
+    const security = this.security;
+    const serverName = this.options.security?.serverName;
+    const socket = xdsSocketPath(proxyConfig.configPath);
+    this.xdsProxy = new XdsProxy({
+      socketPath: socket,
+      upstreamAddress: proxyConfig.discoveryAddress,
+      upstreamCredentials: () => (mutualTls && security ? security.xdsCredentials() : grpc.credentials.createInsecure()),
+      channelOptions: mutualTls && serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {},
+      log: (level, message) => log[level](message),
+    });
+    await this.xdsProxy.start();
+    log.info(`xDS proxy on ${socket} → ${proxyConfig.discoveryAddress} (${mutualTls ? 'mutual TLS' : 'plaintext'})`);
+    return `unix:${path.resolve(socket)}`;
+  }
+
+  private async startBuiltIn(discoveryAddress: string, sdsSocketPath: string | undefined): Promise<void> {
+    const { proxyConfig, log } = this.options;
     log.info(`no Envoy binary at ${proxyConfig.binaryPath}: starting the built-in proxy`, { discoveryAddress: proxyConfig.discoveryAddress, node: this.options.node.id });
     this.proxy = new BuiltInProxy({
       discoveryAddress,
@@ -119,6 +146,34 @@ export class Agent {
     const adminPort = await this.admin.start(proxyConfig.proxyAdminPort);
     log.info(`proxy admin listening on 127.0.0.1:${adminPort}`);
     this.proxy.start();
+  }
+
+  /** Envoy with the bootstrap written under configPath; its output goes to the agent's log. */
+  private async startEnvoy(): Promise<void> {
+    const { proxyConfig, log, node } = this.options;
+    const e = this.options.envoy;
+    const bootstrapFile = writeEnvoyBootstrap({
+      ...e,
+      node,
+      proxyAdminPort: proxyConfig.proxyAdminPort,
+      agentStatusPort: proxyConfig.statusPort,
+      xdsSocketPath: xdsSocketPath(proxyConfig.configPath),
+      sdsSocketPath: SDS_SOCKET_PATH,
+      configPath: proxyConfig.configPath,
+      discoveryAddress: proxyConfig.discoveryAddress,
+    });
+    const args = envoyArgs({ ...e, bootstrapFile, drainDuration: proxyConfig.drainDuration, ipFamily: e.ipFamily ?? 'v4' });
+    log.info(`starting Envoy: ${proxyConfig.binaryPath} ${args.join(' ')}`);
+    const child = spawn(proxyConfig.binaryPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.envoy = child;
+    const forward = (chunk: Buffer) => process.stderr.write(chunk);
+    child.stdout.on('data', forward);
+    child.stderr.on('data', forward);
+    child.on('error', (err) => this.options.onProxyExit?.(`Envoy could not start: ${err.message}`));
+    child.on('exit', (code, signal) => {
+      this.envoy = undefined;
+      if (!this.stopped) this.options.onProxyExit?.(`Envoy exited (${signal ?? `code ${code}`})`);
+    });
   }
 
   /**
@@ -139,7 +194,11 @@ export class Agent {
       const left = this.proxy.activeConnections();
       log.info(left === 0 ? 'no active connections left' : `drain time is up with ${left} connections open`);
     }
+    if (this.envoy && drain.exitOnZeroActiveConnections) log.info('Envoy drains its own connections (drain-time-s)');
     this.stopped = true;
+    this.envoy?.kill('SIGTERM');
+    this.nameTables?.stop();
+    await this.dns?.stop();
     await this.proxy?.stop();
     await this.xdsProxy?.stop();
     await this.security?.stop();
@@ -147,14 +206,41 @@ export class Agent {
     await this.status?.stop();
   }
 
-  private notReadyReason(): string | undefined {
+  /** The DNS proxy, fed with the daemon's name table over its own xDS stream. */
+  private async startDns(discoveryAddress: string): Promise<void> {
+    const { node, log } = this.options;
+    const wanted = ['DNS_CAPTURE', 'ENABLE_DNS_SERVER'].some((k) => String(node.metadata[k] ?? '').toLowerCase() === 'true');
+    if (!wanted) return;
+    const dnsLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => log[level](message);
+    this.dns = new DnsProxyServer({ address: this.options.dns.address, forwardParallel: this.options.dns.forwardParallel, proxyDomain: node.id.split('~')[3], log: dnsLog });
+    const bound = await this.dns.start();
+    log.info(`DNS proxy listening on ${bound.host}:${bound.port} (udp, tcp)`);
+    const dns = this.dns;
+    this.nameTables = new NameTableClient({ address: discoveryAddress, node, onTable: (t) => dns.update(t), log: dnsLog });
+    this.nameTables.start();
+  }
+
+  private async notReadyReason(): Promise<string | undefined> {
     if (this.draining) return 'draining';
     if (this.waitingFor) return this.waitingFor;
+    if (this.envoy) return envoyNotReady(this.options.proxyConfig.proxyAdminPort);
     const proxy = this.proxy;
-    if (!proxy) return 'starting';
+    if (!proxy) return this.envoy === undefined && this.stopped ? 'stopped' : 'starting';
     if (proxy.ready()) return undefined;
     return proxy.connected() ? 'waiting for the first configuration' : `not connected to ${this.options.proxyConfig.discoveryAddress}`;
   }
+}
+
+/** Envoy's own readiness, from its admin `/ready`. */
+function envoyNotReady(adminPort: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port: adminPort, path: '/ready', timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200 ? undefined : `Envoy admin /ready answered ${res.statusCode}`);
+    });
+    req.on('error', (err) => resolve(`Envoy admin 127.0.0.1:${adminPort} unreachable: ${err.message}`));
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+  });
 }
 
 function sleep(ms: number): Promise<void> {
