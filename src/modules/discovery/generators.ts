@@ -12,6 +12,7 @@ import {
 import { GrpcGenerator } from '../generators/grpc/generator';
 import { NameTableGenerator, withNameTable } from '../generators/nds';
 import { SidecarGenerator } from '../generators/sidecar';
+import { MtlsOptions } from '../security/mtls';
 import { Settings } from '../settings';
 
 /** Everything bound to a contribution point (none when no plugin provides it). */
@@ -33,26 +34,47 @@ export interface CoreContributions {
   trailingNetworkFilters?: readonly NetworkFilterContributor[];
 }
 
+/** Mesh mutual TLS in generated config, from the mesh config (the settings part is read here). */
+export interface MeshTlsSettings {
+  /** The mesh's trust domain; `cluster.local` when not given. */
+  trustDomain?: string;
+  /** Mesh config `enableAutoMtls`; default true. */
+  enableAutoMtls?: boolean;
+  /**
+   * Envoy and built-in proxy config carries mesh mTLS (inbound TLS chains, outbound TLS
+   * clusters). Default false until the built-in proxy terminates TLS: it rejects listeners with
+   * TLS chains. Proxyless gRPC config always carries it.
+   */
+  sidecars?: boolean;
+}
+
 /**
  * The generators by node metadata GENERATOR (`''` = Envoy sidecars and the built-in proxy,
  * `grpc` = proxyless gRPC), with the daemon's own and the enabled plugins' contributions and
  * generators; each also serves the name table (NDS).
  */
-export function generatorsFrom(container: Container, settings: Settings, core: CoreContributions = {}): Map<string, XdsGenerator> {
+export function generatorsFrom(container: Container, settings: Settings, core: CoreContributions = {}, tls: MeshTlsSettings = {}): Map<string, XdsGenerator> {
   const endpoints = contributions<EndpointContributor>(container, EndpointContributor);
+  const httpFilters = [...(core.leadingHttpFilters ?? []), ...contributions<HttpFilterContributor>(container, HttpFilterContributor)];
+  const mtls: MtlsOptions = {
+    trustDomain: tls.trustDomain,
+    enableAutoMtls: tls.enableAutoMtls,
+    peerExchangeAlpn: settings.bool('PILOT_ENABLE_METADATA_EXCHANGE') && !settings.bool('PILOT_DISABLE_MX_ALPN'),
+  };
   const generators = new Map<string, XdsGenerator>([
     [
       '',
       new SidecarGenerator({
         networkFilters: [...contributions<NetworkFilterContributor>(container, NetworkFilterContributor), ...(core.trailingNetworkFilters ?? [])],
-        httpFilters: [...(core.leadingHttpFilters ?? []), ...contributions<HttpFilterContributor>(container, HttpFilterContributor)],
+        httpFilters,
         clusters: contributions<ClusterContributor>(container, ClusterContributor),
         endpoints,
         connectionManagers: contributions<HttpConnectionManagerContributor>(container, HttpConnectionManagerContributor),
         absoluteFqdnDomain: settings.bool('PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN'),
+        mtls: tls.sidecars ? mtls : undefined,
       }),
     ],
-    ['grpc', new GrpcGenerator(endpoints)],
+    ['grpc', new GrpcGenerator({ endpoints, serverHttpFilters: httpFilters, mtls })],
   ]);
   // Plugins may serve further GENERATOR values, or replace ours.
   for (const named of contributions<NamedGenerator>(container, XdsGeneratorToken)) generators.set(named.generatorName, named.generator);

@@ -1,5 +1,7 @@
 import { ChangeSet } from '../generators/api';
 import { ServiceRegistrySnapshot } from '../registry/build';
+import { ServiceEndpoint } from '../registry/model';
+import { clientTlsFacts } from '../security/mtls';
 
 /**
  * What moved between two registry snapshots: hosts whose service definition changed (or
@@ -21,6 +23,8 @@ export function diffRegistries(before: ServiceRegistrySnapshot, after: ServiceRe
     const addressesB = addressesOf(eb);
     if (JSON.stringify(ea ? [...ea] : []) !== JSON.stringify(eb ? [...eb] : [])) {
       endpoints.add(host);
+      // Clients' TLS toward the host (accepted identities, auto mTLS) follows its endpoints' service accounts and TLS modes.
+      if (clientTlsFacts(all(ea)) !== clientTlsFacts(all(eb))) services.add(host);
       for (const x of addressesA) if (!addressesB.has(x)) workloadAddresses.add(x);
       for (const x of addressesB) if (!addressesA.has(x)) workloadAddresses.add(x);
       // An endpoint whose port or labels changed moves its own proxy's inbound config too.
@@ -28,6 +32,10 @@ export function diffRegistries(before: ServiceRegistrySnapshot, after: ServiceRe
     }
   }
   return { services, endpoints, workloadAddresses };
+}
+
+function all(byPort: ReadonlyMap<number, readonly ServiceEndpoint[]> | undefined): ServiceEndpoint[] {
+  return [...(byPort?.values() ?? [])].flat();
 }
 
 function addressesOf(byPort: ReadonlyMap<number, readonly { address: string }[]> | undefined): Set<string> {

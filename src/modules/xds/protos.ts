@@ -31,6 +31,7 @@ const PROTO_FILES = [
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
   'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
+  'envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'udpa/type/v1/typed_struct.proto',
   'contrib/envoy/extensions/filters/network/mysql_proxy/v3/mysql_proxy.proto',

@@ -3,10 +3,11 @@ import { Subset } from '../../config/kinds/destination-rule';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { labelsMatch, Service, ServiceEndpoint, ServicePort } from '../../registry/model';
+import { applyClusterTls, CertificateSource, ResolvedMtlsOptions } from '../../security/mtls';
 import { ClusterContributor, EndpointContributor } from '../api';
 import { outboundClusterName } from '../naming';
 import { clusterMetadata } from './cluster-metadata';
-import { ADS_CONFIG_SOURCE, EnvoyEnum } from './envoy-enums';
+import { ADS_CONFIG_SOURCE, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY } from './envoy-enums';
 import { dnsSelfEndpoint, loadAssignmentOf } from './load-assignment';
 import { applyConnectionPool, applyLoadBalancer, applyOutlierDetection, EffectivePolicy, effectivePolicy } from './traffic-policy';
 
@@ -36,6 +37,8 @@ export interface OutboundClusterOptions {
   contributors?: readonly ClusterContributor[];
   /** Applied to the endpoints of inline load assignments (DNS clusters). */
   endpointContributors?: readonly EndpointContributor[];
+  /** Client-side TLS (DestinationRule TLS, auto mTLS) and where certificates come from; none when absent. */
+  mtls?: { options: ResolvedMtlsOptions; source: CertificateSource };
 }
 
 /**
@@ -49,10 +52,21 @@ export function buildOutboundClusters(push: PushContext, proxy: Proxy, service: 
   return subsets.map((subset) => {
     const name = subset?.name ?? '';
     const endpoints = subset ? push.endpoints(service.hostname, port.number).filter((ep) => labelsMatch(subset.labels, ep.labels)) : push.endpoints(service.hostname, port.number);
-    const cluster = outboundCluster(push, service, port, name, endpoints, effectivePolicy(dr?.spec, subset, port.number), options);
+    const policy = effectivePolicy(dr?.spec, subset, port.number);
+    const cluster = outboundCluster(push, service, port, name, endpoints, policy, options);
+    if (options.mtls) {
+      const target = { push, service, port, subset: name, endpoints, tls: policy.tls, http2: speaksHttp2(cluster) };
+      applyClusterTls(cluster, target, options.mtls.options, options.mtls.source);
+    }
     for (const c of options.contributors ?? []) c.patchCluster(cluster, { proxy, push, service, port, subset: name });
     return cluster;
   });
+}
+
+/** Whether the cluster's protocol options make it speak HTTP/2 upstream (explicitly). */
+function speaksHttp2(cluster: Obj): boolean {
+  const protocol = (cluster.typed_extension_protocol_options as Record<string, { explicit_http_config?: Obj }> | undefined)?.[HTTP_PROTOCOL_OPTIONS_KEY];
+  return protocol?.explicit_http_config?.http2_protocol_options !== undefined;
 }
 
 function outboundCluster(

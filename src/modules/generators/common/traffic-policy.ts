@@ -1,7 +1,7 @@
 /** A DestinationRule's traffic policy: which parts apply to a cluster, and how they set its fields. */
 import { ConfigResource } from '../../config/resource';
 import {
-  ConnectionPoolSettings, DestinationRuleSpec, LoadBalancerSettings, OutlierDetection, Subset, TrafficPolicy,
+  ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, LoadBalancerSettings, OutlierDetection, Subset, TrafficPolicy,
 } from '../../config/kinds/destination-rule';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
@@ -18,6 +18,7 @@ export interface EffectivePolicy {
   loadBalancer?: LoadBalancerSettings;
   connectionPool?: ConnectionPoolSettings;
   outlierDetection?: OutlierDetection;
+  tls?: ClientTLSSettings;
 }
 
 /**
@@ -30,18 +31,19 @@ export function effectivePolicy(dr: DestinationRuleSpec | undefined, subset: Sub
   const atPort = (p: TrafficPolicy | undefined): EffectivePolicy | undefined => {
     if (!p) return undefined;
     const pl = (p.portLevelSettings ?? []).find((s) => s.port?.number === port);
-    if (pl) return { loadBalancer: pl.loadBalancer, connectionPool: pl.connectionPool, outlierDetection: pl.outlierDetection };
-    return { loadBalancer: p.loadBalancer, connectionPool: p.connectionPool, outlierDetection: p.outlierDetection };
+    if (pl) return { loadBalancer: pl.loadBalancer, connectionPool: pl.connectionPool, outlierDetection: pl.outlierDetection, tls: pl.tls };
+    return { loadBalancer: p.loadBalancer, connectionPool: p.connectionPool, outlierDetection: p.outlierDetection, tls: p.tls };
   };
   const top = atPort(dr?.trafficPolicy) ?? {};
   const sp = subset?.trafficPolicy;
   if (!sp) return top;
   const spl = (sp.portLevelSettings ?? []).find((s) => s.port?.number === port);
-  if (spl) return { loadBalancer: spl.loadBalancer, connectionPool: spl.connectionPool, outlierDetection: spl.outlierDetection };
+  if (spl) return { loadBalancer: spl.loadBalancer, connectionPool: spl.connectionPool, outlierDetection: spl.outlierDetection, tls: spl.tls };
   return {
     loadBalancer: sp.loadBalancer ?? top.loadBalancer,
     connectionPool: sp.connectionPool ?? top.connectionPool,
     outlierDetection: sp.outlierDetection ?? top.outlierDetection,
+    tls: sp.tls ?? top.tls,
   };
 }
 

@@ -1,32 +1,63 @@
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service, ServicePort } from '../../registry/model';
+import { MtlsOptions, ResolvedMtlsOptions, resolveMtlsOptions } from '../../security/mtls';
 import { encodeMessage } from '../../xds/protos';
 import { TypeUrl, typeUrlOf } from '../../xds/type-urls';
-import { EndpointContributor, GenerateRequest, XdsGenerator, XdsResource } from '../api';
+import { EndpointContributor, GenerateRequest, HttpFilterContributor, XdsGenerator, XdsResource } from '../api';
 import { buildLoadAssignment, buildOutboundClusters, buildVirtualHost } from '../common';
 import { outboundClusterName, parseClusterName } from '../naming';
+import { buildServerListener, GRPC_SERVER_LISTENER_PREFIX } from './server-listener';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const ROUTER = typeUrlOf('envoy.extensions.filters.http.router.v3.Router');
 const FAULT = typeUrlOf('envoy.extensions.filters.http.fault.v3.HTTPFault');
 
+export interface GrpcGeneratorOptions {
+  /** Applied to every endpoint of EDS. */
+  endpoints?: readonly EndpointContributor[];
+  /**
+   * HTTP filters offered to the connection managers of server listeners (inbound); only the RBAC
+   * filters a gRPC server can enforce are kept.
+   */
+  serverHttpFilters?: readonly HttpFilterContributor[];
+  /**
+   * Mesh mutual TLS: PeerAuthentication on server listeners, DestinationRule TLS and auto mTLS on
+   * client clusters, with certificates from the bootstrap's certificate provider `default`.
+   * Absent: no TLS.
+   */
+  mtls?: MtlsOptions;
+}
+
+let instances = 0;
+
 /**
- * Config for proxyless gRPC clients (node metadata GENERATOR=grpc), as the gRPC xDS design
- * (gRFC A27 and its successors) expects: the client asks by name for the listener of its
- * target `xds:///<host>:<port>`; that listener is an API listener whose connection manager
- * points at a route table named after the default cluster; routes name clusters
- * `outbound|<port>|<subset>|<host>`, which are EDS clusters.
+ * Config for proxyless gRPC (node metadata GENERATOR=grpc), as the gRPC xDS design (gRFC A27
+ * and its successors) expects. A client asks by name for the listener of its target
+ * `xds:///<host>:<port>`; that listener is an API listener whose connection manager points at a
+ * route table named after the default cluster; routes name clusters
+ * `outbound|<port>|<subset>|<host>`, which are EDS clusters. An xDS-enabled server asks for
+ * `xds.mesh.io/grpc/lds/inbound/<ip>:<port>` (gRFC A36; see `server-listener.ts`).
  */
 export class GrpcGenerator implements XdsGenerator {
-  constructor(private readonly endpointContributors: readonly EndpointContributor[] = []) {}
+  private readonly endpointContributors: readonly EndpointContributor[];
+  private readonly serverHttpFilters: readonly HttpFilterContributor[];
+  private readonly mtls: ResolvedMtlsOptions | undefined;
+  /** Generators with different options must not share memoized output. */
+  private readonly memoPrefix = `grpc#${instances++}`;
+
+  constructor(options: GrpcGeneratorOptions = {}) {
+    this.endpointContributors = options.endpoints ?? [];
+    this.serverHttpFilters = options.serverHttpFilters ?? [];
+    this.mtls = options.mtls ? resolveMtlsOptions(options.mtls) : undefined;
+  }
 
   generate(request: GenerateRequest): XdsResource[] {
     const { push, proxy, typeUrl } = request;
     const names = request.names ?? [];
     switch (typeUrl) {
       case TypeUrl.Listener:
-        return this.each(names, (name) => this.listener(push, name));
+        return this.each(names, (name) => (name.startsWith(GRPC_SERVER_LISTENER_PREFIX) ? this.serverListener(push, proxy, name) : this.listener(push, name)));
       case TypeUrl.RouteConfiguration:
         return this.each(names, (name) => this.routeConfiguration(push, proxy, name));
       case TypeUrl.Cluster:
@@ -57,8 +88,17 @@ export class GrpcGenerator implements XdsGenerator {
     return port ? { service, port } : undefined;
   }
 
+  private serverListener(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
+    // Built from the proxy's own endpoints, namespace and labels (policies select by them).
+    const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
+    return push.memoize(`${this.memoPrefix}/lds-in/${proxy.ips.join(',')}|${proxy.namespace}|${labels}/${name}`, () => {
+      const listener = buildServerListener(push, proxy, name, this.serverHttpFilters, this.mtls !== undefined);
+      return listener ? encodeMessage(TypeUrl.Listener, listener) : undefined;
+    });
+  }
+
   private listener(push: PushContext, name: string): Buffer | undefined {
-    return push.memoize(`grpc/lds/${name}`, () => {
+    return push.memoize(`${this.memoPrefix}/lds/${name}`, () => {
       const target = this.target(push, name);
       if (!target) return undefined;
       const routeName = outboundClusterName(target.port.number, '', target.service.hostname);
@@ -83,7 +123,7 @@ export class GrpcGenerator implements XdsGenerator {
   private routeConfiguration(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
     const parsed = parseClusterName(name);
     if (!parsed || parsed.direction !== 'outbound') return undefined;
-    return push.cached('rds', `grpc/${proxy.namespace}/${name}`, [`host:${parsed.host}`, 'services', 'kind:VirtualService', 'kind:DestinationRule'], () => {
+    return push.cached('rds', `${this.memoPrefix}/${proxy.namespace}/${name}`, [`host:${parsed.host}`, 'services', 'kind:VirtualService', 'kind:DestinationRule'], () => {
       const service = push.service(parsed.host);
       const port = service?.ports.find((p) => p.number === parsed.port);
       if (!service || !port) return undefined;
@@ -97,12 +137,16 @@ export class GrpcGenerator implements XdsGenerator {
   private cluster(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
     const parsed = parseClusterName(name);
     if (!parsed || parsed.direction !== 'outbound') return undefined;
-    const key = `grpc/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${parsed.host}/${parsed.port}`;
-    const all = push.cached('cds', key, [`host:${parsed.host}`], () => {
+    const key = `${this.memoPrefix}/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${parsed.host}/${parsed.port}`;
+    // With mTLS a cluster also reads PeerAuthentications (auto mTLS); its endpoints (TLS modes,
+    // service accounts) are the host's, which `host:` covers.
+    const dependencies = [`host:${parsed.host}`, ...(this.mtls ? ['kind:PeerAuthentication'] : [])];
+    const all = push.cached('cds', key, dependencies, () => {
       const service = push.service(parsed.host);
       const port = service?.ports.find((p) => p.number === parsed.port);
       if (!service || !port) return new Map<string, Buffer>();
-      const clusters = buildOutboundClusters(push, proxy, service, port, { forGrpc: true });
+      const mtls = this.mtls && { options: this.mtls, source: 'certificate-provider' as const };
+      const clusters = buildOutboundClusters(push, proxy, service, port, { forGrpc: true, mtls });
       return new Map(clusters.map((c) => [c.name as string, encodeMessage(TypeUrl.Cluster, c)]));
     });
     return all.get(name);
@@ -110,7 +154,7 @@ export class GrpcGenerator implements XdsGenerator {
 
   private loadAssignment(push: PushContext, proxy: Proxy, name: string): Buffer | undefined {
     const host = parseClusterName(name)?.host ?? '';
-    return push.cached('eds', `grpc/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${name}`, [`host:${host}`], () => {
+    return push.cached('eds', `${this.memoPrefix}/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${name}`, [`host:${host}`], () => {
       const cla = buildLoadAssignment(push, proxy, name, this.endpointContributors);
       return cla ? encodeMessage(TypeUrl.ClusterLoadAssignment, cla) : undefined;
     });

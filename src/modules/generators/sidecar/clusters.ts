@@ -20,14 +20,21 @@ export const INBOUND_PASSTHROUGH_BIND = '127.0.0.6';
 export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
   // Clusters read every service of the scope and their DestinationRules; DNS clusters also
-  // carry their endpoints.
-  const dependencies = ['services', 'kind:DestinationRule', ...scope.services.filter((s) => s.resolution !== 'STATIC').map((s) => `host:${s.hostname}`)];
+  // carry their endpoints. With mTLS they read PeerAuthentications (auto mTLS) and every
+  // service's endpoints (the service accounts clients accept).
+  const hostDependencies = scope.services.filter((s) => ctx.mtls || s.resolution !== 'STATIC').map((s) => `host:${s.hostname}`);
+  const dependencies = ['services', 'kind:DestinationRule', ...(ctx.mtls ? ['kind:PeerAuthentication'] : []), ...hostDependencies];
   const outbound = push.cached('cds', `${ctx.memoPrefix}/out/${configKey(push, proxy, scope)}`, dependencies, () =>
     encodeNamed(
       TypeUrl.Cluster,
       scope.services.flatMap((service) =>
         service.ports.flatMap((port) =>
-          buildOutboundClusters(push, proxy, service, port, { forGrpc: false, contributors: ctx.clusters, endpointContributors: ctx.endpoints }),
+          buildOutboundClusters(push, proxy, service, port, {
+            forGrpc: false,
+            contributors: ctx.clusters,
+            endpointContributors: ctx.endpoints,
+            mtls: ctx.mtls && { options: ctx.mtls, source: 'sds' },
+          }),
         ),
       ),
     ),

@@ -1,3 +1,4 @@
+import { resolveMtlsOptions, TlsModeEndpointMetadata } from '../../security/mtls';
 import { TypeUrl } from '../../xds/type-urls';
 import { GenerateRequest, XdsGenerator, XdsResource } from '../api';
 import { sidecarClusters } from './clusters';
@@ -22,13 +23,16 @@ export class SidecarGenerator implements XdsGenerator {
   private readonly ctx: SidecarContext;
 
   constructor(options: Partial<SidecarGeneratorOptions> = {}) {
+    const mtls = options.mtls ? resolveMtlsOptions(options.mtls) : undefined;
     this.ctx = {
       networkFilters: options.networkFilters ?? [],
       httpFilters: options.httpFilters ?? [],
       clusters: options.clusters ?? [],
-      endpoints: options.endpoints ?? [],
+      // Auto mTLS picks the transport socket by the endpoints' TLS mode.
+      endpoints: [...(options.endpoints ?? []), ...(mtls ? [new TlsModeEndpointMetadata()] : [])],
       connectionManagers: options.connectionManagers ?? [],
       absoluteFqdnDomain: options.absoluteFqdnDomain ?? true,
+      mtls,
       // Generators with different contributors must not share memoized output.
       memoPrefix: `sidecar#${instances++}`,
     };

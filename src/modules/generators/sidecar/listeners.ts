@@ -10,12 +10,17 @@
  * per-port listeners `0.0.0.0_<port>` (not bound) by original destination, anything else to
  * PassthroughCluster; `virtualInbound` on 0.0.0.0:15006 has one chain per workload port and a
  * passthrough chain to InboundPassthroughCluster.
+ *
+ * With mTLS options, each inbound port's chain is split by its PeerAuthentication mode
+ * (`inbound-tls.ts`): STRICT keeps only an mTLS chain, PERMISSIVE adds it beside the plain-text
+ * one (the TLS inspector tells them apart), DISABLE keeps only plain text.
  */
 import { isIP } from 'node:net';
 import { TCPRoute } from '../../config/kinds/virtual-service';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { isHttpProtocol, labelsMatch, Service, ServicePort } from '../../registry/model';
+import { workloadPortMtlsMode } from '../../security/mtls';
 import { TypeUrl } from '../../xds/type-urls';
 import { EnvoyFilter, FilterChainContext, XdsResource } from '../api';
 import { destinationCluster, endpointAddress, EnvoyEnum } from '../common';
@@ -23,6 +28,7 @@ import { inboundClusterName, outboundClusterName } from '../naming';
 import { BLACKHOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER } from './clusters';
 import { inboundHcm, ORIGINAL_DST_FILTER, ORIGINAL_DST_TYPE, outboundHcm, tcpChainFilters, tcpProxy } from './filters';
 import { InboundInstance, inboundInstances, inboundKey } from './inbound';
+import { InboundChainVariant, inboundChainVariants, needsTlsInspector, tlsInspector } from './inbound-tls';
 import { encodeNamed, pick, SidecarContext } from './options';
 import { configKey, OutboundPort, routeNameOf, SidecarScope, sidecarScope } from './scope';
 
@@ -178,37 +184,62 @@ export function inboundListeners(ctx: SidecarContext, push: PushContext, proxy: 
     return instances.map((i) => {
       const address = i.endpoint.address;
       const number = i.endpoint.servicePort.number;
-      return {
+      const variants = chainVariants(ctx, push, proxy, i);
+      const filters = inboundFilters(ctx, push, proxy, i, `inbound_${address}_${number}`);
+      const named = variants.length > 1 || variants[0].nameSuffix !== '';
+      const listener: Obj = {
         name: `${address}_${number}`,
         address: socketAddress(address, number),
         traffic_direction: EnvoyEnum.TrafficDirection.INBOUND,
-        filter_chains: [{ filters: inboundFilters(ctx, push, proxy, i, `inbound_${address}_${number}`) }],
+        filter_chains: variants.map((v) => variantChain(v, named ? inboundClusterName(number) : undefined, {}, filters)),
       };
+      if (needsTlsInspector(variants)) listener.listener_filters = [tlsInspector()];
+      return listener;
     });
   }
   // Captured connections keep their original destination: the workload port.
   const chains: Obj[] = [];
   const seen = new Set<number>();
+  let inspect = false;
   for (const i of instances) {
     const workloadPort = i.endpoint.port;
     if (seen.has(workloadPort)) continue;
     seen.add(workloadPort);
-    chains.push({
-      name: inboundClusterName(i.endpoint.servicePort.number),
-      filter_chain_match: { destination_port: { value: workloadPort } },
-      filters: inboundFilters(ctx, push, proxy, i, `inbound_0.0.0.0_${workloadPort}`),
-    });
+    const variants = chainVariants(ctx, push, proxy, i);
+    inspect ||= needsTlsInspector(variants);
+    const filters = inboundFilters(ctx, push, proxy, i, `inbound_0.0.0.0_${workloadPort}`);
+    const name = inboundClusterName(i.endpoint.servicePort.number);
+    for (const v of variants) chains.push(variantChain(v, name, { destination_port: { value: workloadPort } }, filters));
   }
   chains.push({ name: `${VIRTUAL_INBOUND}-passthrough`, ...tcpChain(INBOUND_PASSTHROUGH_CLUSTER) });
+  const listenerFilters: Obj[] = [{ name: ORIGINAL_DST_FILTER, typed_config: { '@type': ORIGINAL_DST_TYPE } }];
+  if (inspect) listenerFilters.push(tlsInspector());
   const listener: Obj = {
     name: VIRTUAL_INBOUND,
     address: socketAddress('0.0.0.0', INBOUND_CAPTURE_PORT),
     traffic_direction: EnvoyEnum.TrafficDirection.INBOUND,
-    listener_filters: [{ name: ORIGINAL_DST_FILTER, typed_config: { '@type': ORIGINAL_DST_TYPE } }],
+    listener_filters: listenerFilters,
     filter_chains: chains,
   };
   if (proxy.interceptionMode === 'TPROXY') listener.transparent = { value: true };
   return [listener];
+}
+
+/** The chains an inbound port needs under the PeerAuthentication mode of its workload port. */
+function chainVariants(ctx: SidecarContext, push: PushContext, proxy: Proxy, instance: InboundInstance): InboundChainVariant[] {
+  const mode = ctx.mtls ? workloadPortMtlsMode(push, proxy, instance.endpoint.port) : undefined;
+  return inboundChainVariants(mode, isHttpProtocol(instance.endpoint.servicePort.protocol), ctx.mtls);
+}
+
+/** One variant of a port's chain: its match (added to `baseMatch`), transport socket and the port's filters. */
+function variantChain(variant: InboundChainVariant, name: string | undefined, baseMatch: Obj, filters: EnvoyFilter[]): Obj {
+  const chain: Obj = {};
+  if (name !== undefined) chain.name = `${name}${variant.nameSuffix}`;
+  const match = { ...baseMatch, ...variant.match };
+  if (Object.keys(match).length > 0) chain.filter_chain_match = match;
+  chain.filters = filters;
+  if (variant.transportSocket) chain.transport_socket = variant.transportSocket;
+  return chain;
 }
 
 function inboundFilters(ctx: SidecarContext, push: PushContext, proxy: Proxy, instance: InboundInstance, statPrefix: string): EnvoyFilter[] {

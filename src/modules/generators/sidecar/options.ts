@@ -1,3 +1,4 @@
+import { MtlsOptions, ResolvedMtlsOptions } from '../../security/mtls';
 import { encodeMessage } from '../../xds/protos';
 import {
   ClusterContributor, EndpointContributor, HttpConnectionManagerContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
@@ -13,11 +14,17 @@ export interface SidecarGeneratorOptions {
   connectionManagers: readonly HttpConnectionManagerContributor[];
   /** Virtual hosts also answer to `<host>.` (PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN, default true). */
   absoluteFqdnDomain: boolean;
+  /**
+   * Mesh mutual TLS (PeerAuthentication on inbound chains, DestinationRule TLS and auto mTLS on
+   * outbound clusters, the TLS mode of EDS endpoints). Absent: config carries no TLS at all.
+   */
+  mtls?: MtlsOptions;
 }
 
 /** Options with every contributor list present, and the prefix of this generator's memo keys. */
-export interface SidecarContext extends SidecarGeneratorOptions {
+export interface SidecarContext extends Omit<SidecarGeneratorOptions, 'mtls'> {
   memoPrefix: string;
+  mtls?: ResolvedMtlsOptions;
 }
 
 /** Encodes named plain messages once; the result is what gets memoized and shared. */

@@ -1,0 +1,31 @@
+import { DEFAULT_TRUST_DOMAIN } from './identity';
+
+/** How generated config does mesh mutual TLS. */
+export interface MtlsOptions {
+  /** Trust domain of workload identities; `cluster.local` when not given. */
+  trustDomain?: string;
+  /**
+   * Mesh config `enableAutoMtls` (default true): without DestinationRule TLS settings, clients use
+   * mesh mTLS toward workloads that announce it (TLS_MODE_LABEL) unless their namespace's
+   * PeerAuthentication is DISABLE.
+   */
+  enableAutoMtls?: boolean;
+  /**
+   * Offer the `mesh-peer-exchange` ALPN on mesh mTLS (default true): PILOT_ENABLE_METADATA_EXCHANGE
+   * on and PILOT_DISABLE_MX_ALPN off.
+   */
+  peerExchangeAlpn?: boolean;
+}
+
+export type ResolvedMtlsOptions = Required<MtlsOptions>;
+
+export function resolveMtlsOptions(options: MtlsOptions = {}): ResolvedMtlsOptions {
+  const trustDomain = options.trustDomain ?? DEFAULT_TRUST_DOMAIN;
+  if (trustDomain === '') throw new Error('mTLS options: the trust domain must not be empty');
+  return { trustDomain, enableAutoMtls: options.enableAutoMtls ?? true, peerExchangeAlpn: options.peerExchangeAlpn ?? true };
+}
+
+/** Memo-key fragment of everything the options change in generated config. */
+export function mtlsOptionsKey(options: ResolvedMtlsOptions): string {
+  return `${options.trustDomain}|${options.enableAutoMtls ? 'auto' : 'manual'}|${options.peerExchangeAlpn ? 'mx' : 'nomx'}`;
+}
