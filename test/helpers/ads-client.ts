@@ -39,8 +39,8 @@ class StreamClient {
   private readonly client: grpc.Client;
   error: grpc.ServiceError | undefined;
 
-  constructor(port: number, method: string, requestType: string, responseType: string) {
-    this.client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  constructor(port: number, method: string, requestType: string, responseType: string, credentials?: grpc.ChannelCredentials, options: grpc.ChannelOptions = {}) {
+    this.client = new grpc.Client(`127.0.0.1:${port}`, credentials ?? grpc.credentials.createInsecure(), options);
     this.call = this.client.makeBidiStreamRequest(
       `${ADS}/${method}`,
       (o: object) => encodeMessage(requestType, o),
@@ -93,8 +93,9 @@ class StreamClient {
 export class SotwClient extends StreamClient {
   private first = true;
 
-  constructor(port: number, private readonly node: Node) {
-    super(port, 'StreamAggregatedResources', REQUEST, RESPONSE);
+  /** `credentials`/`options`: TLS to the daemon's secure port (e.g. a workload certificate). */
+  constructor(port: number, private readonly node: Node, credentials?: grpc.ChannelCredentials, options?: grpc.ChannelOptions) {
+    super(port, 'StreamAggregatedResources', REQUEST, RESPONSE, credentials, options);
   }
 
   send(request: { type_url: string; resource_names?: string[]; response_nonce?: string; version_info?: string; error_detail?: { code: number; message: string } }): void {

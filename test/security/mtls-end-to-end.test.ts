@@ -10,6 +10,9 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { sidecarNode, SotwClient } from '../helpers/ads-client';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
@@ -17,6 +20,8 @@ import { eventually, JwksServer, SigningKey, signingKey, startJwksServer, token 
 
 const ORCH_ISSUER = 'https://orch.test';
 const SERVER_IP = '127.0.0.61';
+/** Where the clients' outbound listener binds (a Sidecar egress bind), away from the app on 127.0.0.1. */
+const CLIENT_BIND = '127.0.0.70';
 
 function meshYaml(appPort: number): string {
   return `
@@ -27,7 +32,7 @@ spec:
   hosts: [shop.backend.svc.cluster.local]
   location: MESH_INTERNAL
   resolution: STATIC
-  ports: [{ number: 8100, name: http, protocol: HTTP, targetPort: ${appPort} }]
+  ports: [{ number: ${appPort}, name: http, protocol: HTTP, targetPort: ${appPort} }]
   workloadSelector: { labels: { app: shop } }
 ---
 apiVersion: networking.mesh.io/v1
@@ -38,7 +43,18 @@ spec:
   serviceAccount: shop
   labels: { app: shop, security.mesh.io/tlsMode: mesh }
 ---
-# The server's own proxy needs no outbound listeners (clients bind 127.0.0.1:8100).
+# Without traffic capture the server's proxy listens on ${SERVER_IP}:<port> (DESIGN.md §7), where
+# the endpoint (workload address, target port) points, so the service port is the app's port.
+# Clients bind their outbound listener on ${CLIENT_BIND}, since the app has 127.0.0.1:<port>.
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: frontend }
+spec:
+  egress:
+    - port: { number: ${appPort}, protocol: HTTP, name: http }
+      bind: ${CLIENT_BIND}
+      hosts: ["backend/*"]
+---
 apiVersion: networking.mesh.io/v1
 kind: Sidecar
 metadata: { name: default, namespace: backend }
@@ -132,13 +148,37 @@ describe('mutual TLS between workloads, with certificates from the mesh CA (end 
 
   it('lets an allowed caller through over STRICT mTLS (200)', async () => {
     await client('buyer', '127.0.0.62');
-    const answer = await eventually(async () => (await request('127.0.0.1', 8100, '/get', { host: 'shop.backend.svc.cluster.local' })).status, 200, 10_000);
+    const answer = await eventually(async () => (await request(CLIENT_BIND, app.port, '/get', { host: 'shop.backend.svc.cluster.local' })).status, 200, 10_000);
     expect(answer).to.equal(200);
+  });
+
+  it('serves xDS over TLS to a workload certificate, only as a proxy of its own namespace', async () => {
+    const certs = path.join(server.workDir, 'certs');
+    const creds = grpc.credentials.createSsl(
+      fs.readFileSync(rootPath()),
+      fs.readFileSync(path.join(certs, 'key.pem')),
+      fs.readFileSync(path.join(certs, 'cert-chain.pem')),
+    );
+    const tlsName = { 'grpc.ssl_target_name_override': 'meshd.mesh-system.svc' };
+    const own = new SotwClient(daemon.secureGrpcPort, sidecarNode('127.0.0.81', 'backend'), creds, tlsName);
+    const other = new SotwClient(daemon.secureGrpcPort, sidecarNode('127.0.0.82', 'frontend'), creds, tlsName);
+    const anonymous = new SotwClient(daemon.secureGrpcPort, sidecarNode('127.0.0.83', 'backend'), grpc.credentials.createSsl(fs.readFileSync(rootPath())), tlsName);
+    try {
+      for (const c of [own, other, anonymous]) c.send({ type_url: TypeUrl.Cluster });
+      expect((await own.next(TypeUrl.Cluster)).type_url).to.equal(TypeUrl.Cluster);
+      const refused = await other.next(TypeUrl.Cluster).then(() => undefined, (e: grpc.ServiceError) => e);
+      expect(refused?.code).to.equal(grpc.status.PERMISSION_DENIED);
+      expect(refused?.details).to.match(/namespace "frontend"/);
+      const unauthenticated = await anonymous.next(TypeUrl.Cluster).then(() => undefined, (e: grpc.ServiceError) => e);
+      expect(unauthenticated?.code).to.equal(grpc.status.UNAUTHENTICATED);
+    } finally {
+      for (const c of [own, other, anonymous]) c.close();
+    }
   });
 
   it('refuses a plaintext client at the STRICT inbound listener', async () => {
     const outcome = await new Promise<string>((resolve) => {
-      const socket = net.connect({ host: SERVER_IP, port: 8100 }, () => socket.write('GET / HTTP/1.1\r\nhost: shop\r\n\r\n'));
+      const socket = net.connect({ host: SERVER_IP, port: app.port }, () => socket.write('GET / HTTP/1.1\r\nhost: shop\r\n\r\n'));
       let data = '';
       socket.on('data', (d) => (data += d.toString()));
       socket.on('close', () => resolve(data === '' ? 'closed' : data));
@@ -152,7 +192,7 @@ describe('mutual TLS between workloads, with certificates from the mesh CA (end 
   it('gates by the caller identity: a caller with another service account gets 403', async () => {
     await agents.pop()!.stop();
     await client('snoop', '127.0.0.63');
-    const status = await eventually(async () => (await request('127.0.0.1', 8100, '/get', { host: 'shop.backend.svc.cluster.local' })).status, 403, 10_000);
+    const status = await eventually(async () => (await request(CLIENT_BIND, app.port, '/get', { host: 'shop.backend.svc.cluster.local' })).status, 403, 10_000);
     expect(status).to.equal(403);
   });
 });

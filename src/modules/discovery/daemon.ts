@@ -160,7 +160,7 @@ export class Daemon {
     const keySets = await this.startKeySets(keySetSettings, firstPush);
 
     this.xds = new XdsServer({
-      generators: generatorsFrom(this.container, this.settings, this.securityFilters(keySets.filters)),
+      generators: generatorsFrom(this.container, this.settings, this.securityFilters(keySets.filters), { trustDomain: 'cluster.local', sidecars: true }),
       deltaEnabled: this.settings.bool('MESH_DELTA_XDS'),
       maxReceiveMessageBytes: this.settings.int('MESH_GPRC_MAXRECVMSGSIZE'),
       maxConcurrentStreams: this.settings.int('MESH_GPRC_MAXSTREAMS'),

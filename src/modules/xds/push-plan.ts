@@ -34,6 +34,8 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
     plan.set(TypeUrl.RouteConfiguration, 'all');
   }
   if ([...kinds].some((k) => POLICY_KINDS.includes(k))) plan.set(TypeUrl.Listener, 'all');
+  // Clients choose mTLS toward a destination from its PeerAuthentication (auto mTLS).
+  if (kinds.has('PeerAuthentication')) plan.set(TypeUrl.Cluster, 'all');
 
   const edsHosts = new Set([...change.endpoints, ...change.services]);
   if (kinds.has('DestinationRule') || kinds.has('Sidecar')) {
@@ -45,13 +47,15 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
     for (const host of edsHosts) for (const name of byHost?.get(host) ?? []) names.add(name);
     if (names.size > 0) plan.set(TypeUrl.ClusterLoadAssignment, names);
   }
-  if (change.endpoints.size > 0 && proxy.generator !== 'grpc') {
+  if (change.endpoints.size > 0) {
     // Clusters of DNS services carry their endpoints inline, and a proxy's own inbound
-    // listeners and clusters follow its service instances.
-    const inlineEndpoints = [...change.endpoints].some((h) => push.service(h)?.resolution !== 'STATIC');
+    // listeners and clusters (a gRPC server's listeners) follow its service instances.
     const ownInstancesMoved = proxy.ips.some((ip) => change.workloadAddresses.has(ip));
-    if (inlineEndpoints || ownInstancesMoved) plan.set(TypeUrl.Cluster, 'all');
     if (ownInstancesMoved) plan.set(TypeUrl.Listener, 'all');
+    if (proxy.generator !== 'grpc') {
+      const inlineEndpoints = [...change.endpoints].some((h) => push.service(h)?.resolution !== 'STATIC');
+      if (inlineEndpoints || ownInstancesMoved) plan.set(TypeUrl.Cluster, 'all');
+    }
   }
   return plan;
 }

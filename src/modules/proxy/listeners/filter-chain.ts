@@ -28,7 +28,7 @@ export class FilterChain {
   private readonly networkFilters: NetworkFilter[] = [];
   private readonly terminal: HttpConnectionManager | TcpProxy;
   private readonly log: ChainDependencies['log'];
-  private readonly match: (info: ConnectionInfo) => boolean;
+  readonly criteria: ChainCriteria;
   private readonly tls: DownstreamTls | undefined;
   /** Whether matching needs to know if the connection starts with a TLS handshake. */
   readonly inspectsTransport: boolean;
@@ -37,7 +37,7 @@ export class FilterChain {
     readonly config: Decoded,
     deps: ChainDependencies,
   ) {
-    this.match = compileChainMatch(config.filter_chain_match, `filter chain ${config.name ?? ''}: filter_chain_match`);
+    this.criteria = compileChainMatch(config.filter_chain_match, `filter chain ${config.name ?? ''}: filter_chain_match`);
     this.tls = compileTransportSocket(config.transport_socket, 'downstream', deps.secrets, `filter chain ${config.name ?? ''}: transport_socket`);
     this.inspectsTransport = this.tls !== undefined || Boolean(config.filter_chain_match?.transport_protocol);
     this.log = deps.log;
@@ -64,11 +64,17 @@ export class FilterChain {
     return this.terminal instanceof HttpConnectionManager ? this.terminal.routeConfigName : undefined;
   }
 
-  accept(socket: Socket, info: ConnectionInfo): void {
+  /**
+   * Takes a connection. `first` is what the listener read to tell TLS from plain text; it is
+   * given back to the stream at the point each consumer can still see it (Node's HTTP server
+   * reads the socket's handle directly, so it must be attached before the bytes return).
+   */
+  accept(socket: Socket, info: ConnectionInfo, first?: Buffer): void {
     if (!this.tls) {
-      this.serve(socket, info);
+      this.serve(socket, info, first);
       return;
     }
+    if (first) socket.unshift(first);
     this.tls.accept(socket).then(
       ({ socket: secure, peerPrincipal }) => this.serve(secure, { ...info, peerPrincipal }),
       (err: Error) => {
@@ -79,15 +85,23 @@ export class FilterChain {
   }
 
   /** Network filters (which may read the peer identity), then the terminal filter. */
-  private serve(socket: Socket, info: ConnectionInfo): void {
+  private serve(socket: Socket, info: ConnectionInfo, first?: Buffer): void {
     for (const f of this.networkFilters) {
       if (f.onConnection(info) === 'close') {
         socket.destroy();
         return;
       }
     }
-    if (this.terminal instanceof HttpConnectionManager) this.terminal.accept(socket, info);
-    else this.terminal.accept(socket);
+    if (this.terminal instanceof HttpConnectionManager) {
+      this.terminal.accept(socket, info);
+      if (first) {
+        socket.unshift(first);
+        socket.resume();
+      }
+    } else {
+      if (first) socket.unshift(first);
+      this.terminal.accept(socket);
+    }
   }
 
   close(): void {
@@ -95,31 +109,50 @@ export class FilterChain {
     if (this.terminal instanceof HttpConnectionManager) this.terminal.close();
   }
 
-  /** Whether the chain's filter_chain_match accepts this connection. */
-  matches(info: ConnectionInfo): boolean {
-    return this.match(info);
-  }
+}
+
+/** A chain's filter_chain_match, compiled: what Envoy's staged chain selection reads. */
+export interface ChainCriteria {
+  port?: number;
+  destinations: ((address: string) => boolean)[];
+  transport?: 'tls' | 'raw_buffer';
+  sources: ((address: string) => boolean)[];
+  /** Server names never match: this proxy does not read SNI before choosing a chain. */
+  sniOnly: boolean;
 }
 
 /**
- * filter_chain_match as a predicate, compiled with the chain: destination port and address
- * ranges, source ranges, and the transport protocol (`tls` or `raw_buffer`, from the
- * connection's first byte). Server names never match: this proxy does not read SNI before
- * choosing a chain. Application protocols (ALPN) are not checked either, so a TLS chain that
- * names the mesh's ALPN takes any TLS connection.
+ * filter_chain_match compiled once with the chain. Application protocols (ALPN) are not read
+ * (a TLS chain naming the mesh's ALPN takes any TLS connection).
  */
-function compileChainMatch(m: Decoded | undefined, field: string): (info: ConnectionInfo) => boolean {
-  if (!m) return () => true;
-  const port = m.destination_port?.value !== undefined ? Number(m.destination_port.value) : undefined;
-  const destinations = ((m.prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.prefix_ranges[${i}]`));
-  const sources = ((m.source_prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.source_prefix_ranges[${i}]`));
+function compileChainMatch(m: Decoded | undefined, field: string): ChainCriteria {
+  if (!m) return { destinations: [], sources: [], sniOnly: false };
   const transport = m.transport_protocol ? String(m.transport_protocol) : undefined;
   if (transport !== undefined && transport !== 'tls' && transport !== 'raw_buffer') throw new Error(`${field}.transport_protocol: "${transport}" is not supported (tls or raw_buffer)`);
-  const sniOnly = Boolean(m.server_names?.length);
-  return (info) =>
-    !sniOnly &&
-    (transport === undefined || transport === (info.transportProtocol ?? 'raw_buffer')) &&
-    (port === undefined || port === info.localPort) &&
-    (destinations.length === 0 || destinations.some((test) => test(info.localAddress))) &&
-    (sources.length === 0 || sources.some((test) => test(info.remoteAddress)));
+  return {
+    port: m.destination_port?.value !== undefined ? Number(m.destination_port.value) : undefined,
+    destinations: ((m.prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.prefix_ranges[${i}]`)),
+    transport,
+    sources: ((m.source_prefix_ranges ?? []) as Decoded[]).map((r, i) => compileCidrRange(r, `${field}.source_prefix_ranges[${i}]`)),
+    sniOnly: Boolean(m.server_names?.length),
+  };
+}
+
+/**
+ * Envoy's chain selection: criteria in order (destination port, destination address,
+ * transport protocol, source address); at each, chains naming the connection's value win,
+ * and only when none does are chains that leave the criterion open considered. So a
+ * connection to a port with its own chains never falls back to a catch-all chain.
+ */
+export function selectChain(chains: readonly FilterChain[], info: ConnectionInfo): FilterChain | undefined {
+  let candidates = chains.filter((c) => !c.criteria.sniOnly);
+  const stage = (specific: (c: ChainCriteria) => boolean | undefined) => {
+    const named = candidates.filter((c) => specific(c.criteria) === true);
+    candidates = named.length > 0 ? named : candidates.filter((c) => specific(c.criteria) === undefined);
+  };
+  stage((c) => (c.port === undefined ? undefined : c.port === info.localPort));
+  stage((c) => (c.destinations.length === 0 ? undefined : c.destinations.some((t) => t(info.localAddress))));
+  stage((c) => (c.transport === undefined ? undefined : c.transport === (info.transportProtocol ?? 'raw_buffer')));
+  stage((c) => (c.sources.length === 0 ? undefined : c.sources.some((t) => t(info.remoteAddress))));
+  return candidates[0];
 }

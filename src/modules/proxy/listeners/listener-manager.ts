@@ -7,7 +7,7 @@
 import * as net from 'node:net';
 import { ConnectionInfo } from '../http/filter-api';
 import type { Decoded } from '../xds/ads-client';
-import { ChainDependencies, FilterChain } from './filter-chain';
+import { ChainDependencies, FilterChain, selectChain } from './filter-chain';
 
 const INSPECT_TIMEOUT_MS = 1000;
 
@@ -30,13 +30,17 @@ class BoundListener {
     server.on('connection', (socket) => this.accept(socket));
   }
 
-  /** Downstream connections open now (drain waits for them). */
-  active = 0;
+  /** Downstream connections open now (drain waits for them; stop cuts them). */
+  readonly open = new Set<net.Socket>();
+
+  get active(): number {
+    return this.open.size;
+  }
 
   private accept(socket: net.Socket): void {
     socket.on('error', () => socket.destroy());
-    this.active += 1;
-    socket.once('close', () => (this.active -= 1));
+    this.open.add(socket);
+    socket.once('close', () => this.open.delete(socket));
     const info: ConnectionInfo = {
       remoteAddress: plain(socket.remoteAddress),
       remotePort: socket.remotePort ?? 0,
@@ -56,17 +60,16 @@ class BoundListener {
     const onFirst = (first: Buffer) => {
       clearTimeout(timer);
       socket.pause();
-      socket.unshift(first);
-      this.dispatch(socket, { ...info, transportProtocol: first[0] === 0x16 ? 'tls' : 'raw_buffer' });
+      this.dispatch(socket, { ...info, transportProtocol: first[0] === 0x16 ? 'tls' : 'raw_buffer' }, first);
     };
     socket.once('data', onFirst);
     socket.once('close', () => clearTimeout(timer));
   }
 
-  private dispatch(socket: net.Socket, info: ConnectionInfo): void {
-    const chain = this.chains.chains.find((c) => c.matches(info)) ?? this.chains.fallback;
+  private dispatch(socket: net.Socket, info: ConnectionInfo, first?: Buffer): void {
+    const chain = selectChain(this.chains.chains, info) ?? this.chains.fallback;
     if (!chain) socket.destroy();
-    else chain.accept(socket, info);
+    else chain.accept(socket, info, first);
   }
 }
 
@@ -150,10 +153,13 @@ export class ListenerManager {
     return Object.fromEntries([...this.listeners].map(([n, l]) => [n, `${l.address}:${(l.server.address() as net.AddressInfo).port}`]));
   }
 
+  /** Stops listening and cuts the connections still open (the agent drained before this). */
   async stop(): Promise<void> {
     for (const l of this.listeners.values()) {
       closeChains(l.chains);
-      await closeServer(l);
+      const closed = closeServer(l);
+      for (const socket of l.open) socket.destroy();
+      await closed;
     }
     this.listeners.clear();
   }

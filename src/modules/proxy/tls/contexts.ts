@@ -126,13 +126,23 @@ export class DownstreamTls extends TlsContextBase {
         secureContext,
         requestCert: this.verifiesPeer(),
         rejectUnauthorized: this.requireClientCertificate,
-        ALPNProtocols: this.common.alpn.length ? this.common.alpn : undefined,
+        // Envoy goes on without ALPN when nothing matches; OpenSSL would abort the handshake, so
+        // the client's first choice is echoed instead (mesh clients offer the mesh's own names).
+        ALPNCallback: this.common.alpn.length ? ({ protocols }) => this.common.alpn.find((p) => protocols.includes(p)) ?? protocols[0] : undefined,
       });
       secure.once('error', reject);
       secure.once('secure', () => {
         secure.removeListener('error', reject);
         const peer = secure.getPeerCertificate();
-        const sans = peer && Object.keys(peer).length > 0 && secure.authorized ? peerSans(peer) : [];
+        const hasPeer = Boolean(peer && Object.keys(peer).length > 0);
+        // A TLSSocket made outside tls.Server is never marked `authorized`: check the chain here.
+        const verifyError = hasPeer ? verifyErrorOf(secure) : undefined;
+        if (this.requireClientCertificate && (!hasPeer || verifyError)) {
+          secure.destroy();
+          reject(new Error(hasPeer ? `client certificate rejected: ${verifyError}` : 'no client certificate'));
+          return;
+        }
+        const sans = hasPeer && !verifyError ? peerSans(peer) : [];
         if (this.requireClientCertificate && !this.sanAllowed(sans)) {
           secure.destroy();
           reject(new Error(`peer ${sans.join(', ') || '(no SAN)'} is not allowed`));
@@ -142,6 +152,13 @@ export class DownstreamTls extends TlsContextBase {
       });
     });
   }
+}
+
+/** OpenSSL's verdict on the peer's chain (undefined = verified), as tls.Server computes it. */
+function verifyErrorOf(socket: tls.TLSSocket): string | undefined {
+  const handle = (socket as unknown as { _handle?: { verifyError(): Error | null } })._handle;
+  const err = handle?.verifyError();
+  return err ? ((err as NodeJS.ErrnoException).code ?? err.message) : undefined;
 }
 
 /** A cluster's TLS toward its endpoints. */
