@@ -62,6 +62,11 @@ export async function startAgent(spec: AgentSpec): Promise<RunningAgent> {
     ...spec.env,
   }, workDir);
   const statusPort = Number(/:(\d+) /.exec(await program.waitForLog(/status server listening on :\d+ /))![1]);
-  const adminPort = Number(/:(\d+)$/.exec(await program.waitForLog(/proxy admin listening on 127\.0\.0\.1:\d+/))![1]);
+  // A proxyless gRPC agent (MESH_META_GENERATOR=grpc) runs no proxy, so it has no admin port.
+  if (spec.env?.MESH_META_GENERATOR === 'grpc') {
+    await program.waitForLog(/proxyless gRPC/, 15_000);
+    return { ...program, statusPort, adminPort: 0, workDir };
+  }
+  const adminPort = Number(/:(\d+)$/.exec(await program.waitForLog(/proxy admin listening on 127\.0\.0\.1:\d+/, 15_000))![1]);
   return { ...program, statusPort, adminPort, workDir };
 }

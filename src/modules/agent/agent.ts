@@ -65,6 +65,7 @@ export class Agent {
   private nameTables?: NameTableClient;
   private waitingFor: string | undefined = 'starting';
   private draining = false;
+  private proxyless = false;
   private stopped = false;
 
   constructor(private readonly options: AgentOptions) {}
@@ -109,7 +110,11 @@ export class Agent {
       log.info(`gRPC bootstrap written to ${this.options.grpcBootstrapPath}`);
     }
     await this.startDns(discoveryAddress);
-    if (envoy) await this.startEnvoy();
+    if (this.options.node.metadata.GENERATOR === 'grpc') {
+      // Proxyless gRPC: the application is the xDS client (through the gRPC bootstrap).
+      this.proxyless = true;
+      log.info('proxyless gRPC (GENERATOR=grpc): no proxy is started; applications use the gRPC bootstrap');
+    } else if (envoy) await this.startEnvoy();
     else await this.startBuiltIn(discoveryAddress, sdsSocketPath);
   }
 
@@ -224,6 +229,7 @@ export class Agent {
     if (this.draining) return 'draining';
     if (this.waitingFor) return this.waitingFor;
     if (this.envoy) return envoyNotReady(this.options.proxyConfig.proxyAdminPort);
+    if (this.proxyless) return undefined;
     const proxy = this.proxy;
     if (!proxy) return this.envoy === undefined && this.stopped ? 'stopped' : 'starting';
     if (proxy.ready()) return undefined;

@@ -51,7 +51,18 @@ function readRoots(path: string, what: string): string {
   return text;
 }
 
+const ROOTS_POLL_MS = 1000;
+
+function readOptional(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 export class AgentSecurity {
+  private rootsWatcher: (() => void) | undefined;
   readonly secrets: WorkloadSecrets;
   readonly sds: SdsServer;
 
@@ -84,6 +95,7 @@ export class AgentSecurity {
    */
   async start(onWaiting: (reason: string) => void, stopped: () => boolean): Promise<WorkloadSecret | undefined> {
     await this.sds.start();
+    this.watchPublishedRoots();
     for (let attempt = 0; !stopped(); attempt++) {
       try {
         return await this.secrets.start();
@@ -103,7 +115,25 @@ export class AgentSecurity {
     return grpc.credentials.createSsl(Buffer.from(readRoots(this.options.xdsRootPath, 'XDS_ROOT_CA')), Buffer.from(secret.keyPem), Buffer.from(secret.certChainPem));
   }
 
+  /**
+   * A new root from the daemon (root rotation): re-issue now, so the certificate chains to the
+   * new root while the old one is still trusted, and peers get the new bundle over SDS.
+   */
+  private watchPublishedRoots(): void {
+    const file = this.options.caRootPath;
+    let last = readOptional(file);
+    this.rootsWatcher = () => {
+      const now = readOptional(file);
+      if (now === undefined || now === last) return;
+      last = now;
+      this.options.log('info', `the mesh roots in ${file} changed: renewing the workload certificate`);
+      void this.secrets.rotate();
+    };
+    fs.watchFile(file, { interval: ROOTS_POLL_MS, persistent: false }, this.rootsWatcher);
+  }
+
   async stop(): Promise<void> {
+    if (this.rootsWatcher) fs.unwatchFile(this.options.caRootPath, this.rootsWatcher);
     this.secrets.stop();
     await this.sds.stop();
   }

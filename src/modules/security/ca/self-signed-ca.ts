@@ -1,6 +1,6 @@
 /**
  * The self-signed CA source: a root made on first start (or the persisted one, while still
- * valid), replaced by `rotate()` with a new root and key. The replaced root stays in the
+ * valid), replaced by `rotate()` with a new root certificate of the same key. The replaced root stays in the
  * trust bundle until it expires.
  */
 import { CaSource } from './ca-source';
@@ -66,13 +66,16 @@ export class SelfSignedCa implements CaSource {
   }
 
   /**
-   * Replaces the root with a new one (new key), keeps the old root trusted until it expires,
-   * persists, and tells the trust bundle's listeners.
+   * Replaces the root with a new certificate of the same key and subject (as the incumbent's
+   * rotator does), keeps the old root trusted until it expires, persists, and tells the trust
+   * bundle's listeners. Keeping the key makes the rotation seamless: a leaf of either root
+   * verifies against either root certificate, so peers whose bundle has not caught up yet, or
+   * whose leaf is not renewed yet, still trust each other.
    */
   async rotate(): Promise<void> {
     const now = this.options.now();
     const old = this.current.root;
-    const root = await createSelfSignedRoot({ trustDomain: this.options.trustDomain, rsaKeySize: this.options.rsaKeySize, ttlMs: this.options.ttlMs, now });
+    const root = await createSelfSignedRoot({ trustDomain: this.options.trustDomain, rsaKeySize: this.options.rsaKeySize, ttlMs: this.options.ttlMs, now, key: this.current.key });
     const previousRoots = this.trust.roots().filter((cert) => cert.notAfter.getTime() > now);
     if (this.store) {
       try {

@@ -14,6 +14,8 @@ export interface SelfSignedRootSpec {
   ttlMs: number;
   /** Milliseconds since the epoch; the root is valid from then. */
   now: number;
+  /** Re-certify this key (rotation) instead of making a new one. */
+  key?: KeyPair;
 }
 
 export interface SelfSignedRoot {
@@ -22,7 +24,7 @@ export interface SelfSignedRoot {
 }
 
 export async function createSelfSignedRoot(spec: SelfSignedRootSpec): Promise<SelfSignedRoot> {
-  const key = await generateKeyPair({ kind: 'rsa', bits: spec.rsaKeySize });
+  const key = spec.key ?? (await generateKeyPair({ kind: 'rsa', bits: spec.rsaKeySize }));
   const generated = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerialNumber(),
     name: [{ O: [spec.trustDomain] }],
