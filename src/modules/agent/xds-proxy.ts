@@ -102,6 +102,9 @@ export class XdsProxy {
       if (finished) return;
       finish();
       if (err.code !== grpc.status.CANCELLED) this.options.log('warn', `xDS stream to ${this.options.upstreamAddress} failed: ${err.details || err.message}`);
+      // A channel that could not connect backs off for longer and longer; the proxy's own retry
+      // should reach a daemon that has just come up, so the next stream gets a fresh channel.
+      if (err.code === grpc.status.UNAVAILABLE) this.credentialsChanged();
       downstream.emit('error', { code: err.code, details: err.details || err.message, metadata: err.metadata });
     });
   }
