@@ -38,6 +38,10 @@ export interface AdsClientOptions {
   credentials?: grpc.ChannelCredentials;
   /** First reconnect delay; doubles up to 30 s. */
   retryDelayMs?: number;
+  /** Types asked for with no names on every new stream; default clusters then listeners (a proxy). */
+  wildcardTypes?: readonly string[];
+  /** `node.user_agent_name`. */
+  userAgent?: string;
 }
 
 /** Types in the order Envoy asks for them: clusters before listeners, then what they name. */
@@ -121,7 +125,7 @@ export class AdsClient {
       this.retryDelay = Math.min(this.retryDelay * 2, 30_000);
     });
     // A new stream starts again from the versions we have, so the daemon can skip resending.
-    for (const typeUrl of WILDCARD_TYPES) {
+    for (const typeUrl of this.options.wildcardTypes ?? WILDCARD_TYPES) {
       const s = this.state.get(typeUrl) ?? { version: '', nonce: '' };
       this.state.set(typeUrl, s);
       this.send(typeUrl, { ...s, nonce: '' });
@@ -161,7 +165,7 @@ export class AdsClient {
     if (!this.sentNode) {
       const fields: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(this.options.node.metadata)) fields[k] = jsonToValue(v);
-      request.node = { id: this.options.node.id, cluster: this.options.node.cluster, metadata: { fields }, user_agent_name: 'mesh-builtin-proxy' };
+      request.node = { id: this.options.node.id, cluster: this.options.node.cluster, metadata: { fields }, user_agent_name: this.options.userAgent ?? 'mesh-builtin-proxy' };
       this.sentNode = true;
     }
     this.call?.write(request);
