@@ -16,6 +16,7 @@ import { sidecarNode, SotwClient } from '../helpers/ads-client';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
+import { shopMeshYaml } from '../helpers/mtls-mesh';
 import { eventually, JwksServer, SigningKey, signingKey, startJwksServer, token } from '../helpers/jwt';
 
 const ORCH_ISSUER = 'https://orch.test';
@@ -23,45 +24,7 @@ const SERVER_IP = '127.0.0.61';
 /** Where the clients' outbound listener binds (a Sidecar egress bind), away from the app on 127.0.0.1. */
 const CLIENT_BIND = '127.0.0.70';
 
-function meshYaml(appPort: number): string {
-  return `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: shop, namespace: backend }
-spec:
-  hosts: [shop.backend.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports: [{ number: ${appPort}, name: http, protocol: HTTP, targetPort: ${appPort} }]
-  workloadSelector: { labels: { app: shop } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: shop-v1, namespace: backend }
-spec:
-  address: ${SERVER_IP}
-  serviceAccount: shop
-  labels: { app: shop, security.mesh.io/tlsMode: mesh }
----
-# Without traffic capture the server's proxy listens on ${SERVER_IP}:<port> (DESIGN.md §7), where
-# the endpoint (workload address, target port) points, so the service port is the app's port.
-# Clients bind their outbound listener on ${CLIENT_BIND}, since the app has 127.0.0.1:<port>.
-apiVersion: networking.mesh.io/v1
-kind: Sidecar
-metadata: { name: default, namespace: frontend }
-spec:
-  egress:
-    - port: { number: ${appPort}, protocol: HTTP, name: http }
-      bind: ${CLIENT_BIND}
-      hosts: ["backend/*"]
----
-apiVersion: networking.mesh.io/v1
-kind: Sidecar
-metadata: { name: default, namespace: backend }
-spec:
-  egress: [{ hosts: ["mesh-system/*"] }]
----
-apiVersion: security.mesh.io/v1
+const POLICIES = `apiVersion: security.mesh.io/v1
 kind: PeerAuthentication
 metadata: { name: shop-strict, namespace: backend }
 spec:
@@ -75,9 +38,7 @@ spec:
   selector: { matchLabels: { app: shop } }
   action: ALLOW
   rules:
-    - from: [{ source: { principals: ["cluster.local/ns/frontend/sa/buyer"] } }]
-`;
-}
+    - from: [{ source: { principals: ["cluster.local/ns/frontend/sa/buyer"] } }]`;
 
 describe('mutual TLS between workloads, with certificates from the mesh CA (end to end)', function () {
   this.timeout(60_000);
@@ -110,7 +71,7 @@ describe('mutual TLS between workloads, with certificates from the mesh CA (end 
     jwks = await startJwksServer([key]);
     app = await startHttpApp('shop');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-mtls-'));
-    fs.writeFileSync(path.join(dir, 'mesh.yaml'), meshYaml(app.port));
+    fs.writeFileSync(path.join(dir, 'mesh.yaml'), shopMeshYaml({ port: app.port, serverIp: SERVER_IP, clientBind: CLIENT_BIND, policies: POLICIES }));
     daemon = await startDaemon(['--configDir', dir], {
       PILOT_DEBOUNCE_AFTER: '10ms',
       PILOT_DEBOUNCE_MAX: '100ms',

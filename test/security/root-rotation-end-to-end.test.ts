@@ -12,46 +12,17 @@ import * as path from 'node:path';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
+import { shopMeshYaml } from '../helpers/mtls-mesh';
 import { startJwksServer, JwksServer, signingKey, token } from '../helpers/jwt';
 
 const ISSUER = 'https://orch.test';
 const SERVER_IP = '127.0.0.91';
 const CLIENT_BIND = '127.0.0.92';
 
-function meshYaml(port: number): string {
-  return `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: shop, namespace: backend }
-spec:
-  hosts: [shop.backend.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports: [{ number: ${port}, name: http, protocol: HTTP, targetPort: ${port} }]
-  workloadSelector: { labels: { app: shop } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: shop-v1, namespace: backend }
-spec: { address: ${SERVER_IP}, serviceAccount: shop, labels: { app: shop, security.mesh.io/tlsMode: mesh } }
----
-apiVersion: networking.mesh.io/v1
-kind: Sidecar
-metadata: { name: default, namespace: backend }
-spec: { egress: [{ hosts: ["mesh-system/*"] }] }
----
-apiVersion: networking.mesh.io/v1
-kind: Sidecar
-metadata: { name: default, namespace: frontend }
-spec:
-  egress: [{ port: { number: ${port}, protocol: HTTP, name: http }, bind: ${CLIENT_BIND}, hosts: ["backend/*"] }]
----
-apiVersion: security.mesh.io/v1
+const NAMESPACE_STRICT = `apiVersion: security.mesh.io/v1
 kind: PeerAuthentication
 metadata: { name: default, namespace: backend }
-spec: { mtls: { mode: STRICT } }
-`;
-}
+spec: { mtls: { mode: STRICT } }`;
 
 const pems = (text: string) => (text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((p) => new X509Certificate(p));
 const rootsIn = (pemFile: string) => (fs.readFileSync(pemFile, 'utf8').match(/BEGIN CERTIFICATE/g) ?? []).length;
@@ -75,7 +46,7 @@ describe('root rotation with short lifetimes (end to end)', function () {
     jwks = await startJwksServer([key]);
     app = await startHttpApp('shop');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-rotation-'));
-    fs.writeFileSync(path.join(dir, 'mesh.yaml'), meshYaml(app.port));
+    fs.writeFileSync(path.join(dir, 'mesh.yaml'), shopMeshYaml({ port: app.port, serverIp: SERVER_IP, clientBind: CLIENT_BIND, policies: NAMESPACE_STRICT }));
     daemon = await startDaemon(['--configDir', dir], {
       PILOT_DEBOUNCE_AFTER: '10ms',
       JWT_RULE: JSON.stringify({ issuer: ISSUER, jwksUri: jwks.url }),

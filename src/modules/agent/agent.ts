@@ -15,11 +15,11 @@ import { BUILTIN_HTTP_FILTERS, BUILTIN_NETWORK_FILTERS } from '../proxy/builtin-
 import type { AdsNode } from '../proxy/xds/ads-client';
 import { BuiltInAdminServer } from './builtin-admin';
 import { ProxyConfig } from './proxy-config';
-import { AgentSecurity, AgentSecurityOptions, SDS_SOCKET_PATH } from './security/agent-security';
+import { AgentSecurity, AgentSecurityOptions } from './security/agent-security';
 import { StatusServer } from './status-server';
 import { XdsProxy } from './xds-proxy';
 import { DnsProxyServer, NameTableClient } from './dns';
-import { EnvoyArgsOptions, EnvoyBootstrapInputs, envoyArgs, writeEnvoyBootstrap, writeGrpcBootstrap, xdsSocketPath } from './bootstrap';
+import { DEFAULT_SDS_SOCKET_PATH, EnvoyArgsOptions, EnvoyBootstrapInputs, envoyArgs, writeEnvoyBootstrap, writeGrpcBootstrap, xdsSocketPath } from './bootstrap';
 import { AppProbers } from './probes';
 
 export class AgentStartError extends Error {}
@@ -99,8 +99,8 @@ export class Agent {
         () => this.stopped,
       );
       if (!first) return;
-      sdsSocketPath = SDS_SOCKET_PATH;
-      log.info(`SDS serving ${first.identity} on ${SDS_SOCKET_PATH}`);
+      sdsSocketPath = DEFAULT_SDS_SOCKET_PATH;
+      log.info(`SDS serving ${first.identity} on ${DEFAULT_SDS_SOCKET_PATH}`);
       this.security.secrets.onChange(() => this.xdsProxy?.credentialsChanged());
     }
     const discoveryAddress = await this.startXdsProxy(mutualTls);
@@ -163,7 +163,7 @@ export class Agent {
       proxyAdminPort: proxyConfig.proxyAdminPort,
       agentStatusPort: proxyConfig.statusPort,
       xdsSocketPath: xdsSocketPath(proxyConfig.configPath),
-      sdsSocketPath: SDS_SOCKET_PATH,
+      sdsSocketPath: DEFAULT_SDS_SOCKET_PATH,
       configPath: proxyConfig.configPath,
       discoveryAddress: proxyConfig.discoveryAddress,
     });

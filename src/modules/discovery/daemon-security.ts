@@ -9,18 +9,17 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { X509Certificate } from 'node:crypto';
 import { ScopedLogger } from '../logging';
-import { authenticateCall, Authenticator, authenticatorsFor, caOptionsFrom, CaMetrics, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority } from '../security/ca';
+import { authenticateCall, Authenticator, authenticatorsFor, caOptionsFrom, CaMetrics, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority, parseSpiffeId } from '../security/ca';
 import { CipherSelection } from '../security/tls/cipher-suites';
 import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
 import { Settings } from '../settings';
+import { PUBLISHED_ROOTS_PATH } from '../security/published-roots';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
 import type { Registry } from 'prom-client';
 
 export class DaemonSecurityError extends Error {}
 
-/** Where workloads find the mesh roots (the incumbent's root-cert config map, mounted). */
-export const PUBLISHED_ROOTS_PATH = './var/run/secrets/mesh/root-cert.pem';
 /** Where a self-signed root is kept across restarts. */
 export const SELF_SIGNED_CA_DIR = './var/lib/meshd/ca';
 /** The daemon's service name, always in its certificate (DESIGN.md §1). */
@@ -35,6 +34,8 @@ export interface DaemonTlsFlags {
 
 export class DaemonSecurity {
   private ca: MeshCertificateAuthority | undefined;
+  private caOptions: ReturnType<typeof caOptionsFrom> | undefined;
+  private caServiceImpl: grpc.UntypedServiceImplementation | undefined;
   private authenticators: Authenticator[] = [];
   private credentials: RotatingServerCredentials | undefined;
   private material: ServerKeyMaterial | undefined;
@@ -120,9 +121,6 @@ export class DaemonSecurity {
     );
   }
 
-  private caOptions: ReturnType<typeof caOptionsFrom> | undefined;
-  private caServiceImpl: grpc.UntypedServiceImplementation | undefined;
-
   private caService(): grpc.UntypedServiceImplementation {
     if (!this.caServiceImpl) {
       this.caServiceImpl = certificateServiceFor(this.ca!, this.caOptions!, { metrics: new CaMetrics(this.registry), logger: this.log });
@@ -134,6 +132,7 @@ export class DaemonSecurity {
     return xdsStreamAuth({
       authenticators: [async (call) => ({ identities: (await authenticateCall(this.authenticators, call)).identities })],
       identityCheck: this.settings.bool('PILOT_ENABLE_XDS_IDENTITY_CHECK'),
+      namespaceOf: (identity) => parseSpiffeId(identity)?.namespace,
     });
   }
 

@@ -30,11 +30,8 @@ export interface XdsAuthPolicy {
   authenticators: CallAuthenticator[];
   /** PILOT_ENABLE_XDS_IDENTITY_CHECK: a caller may only ask as a proxy of its own namespace. */
   identityCheck: boolean;
-}
-
-/** `spiffe://<td>/ns/<ns>/sa/<sa>` → `<ns>`, or undefined for another shape. */
-export function spiffeNamespace(id: string): string | undefined {
-  return /^spiffe:\/\/[^/]+\/ns\/([^/]+)\/sa\/[^/]+$/.exec(id)?.[1];
+  /** The namespace an identity belongs to (undefined when it names none). */
+  namespaceOf(identity: string): string | undefined;
 }
 
 /**
@@ -58,7 +55,7 @@ export function xdsStreamAuth(policy: XdsAuthPolicy): XdsStreamAuth {
         throw new XdsAuthError(grpc.status.UNAUTHENTICATED, `authentication failed: ${reasons.join('; ') || 'no credentials'}`);
       }
       if (policy.identityCheck) {
-        const namespaces = caller.identities.map(spiffeNamespace).filter((n): n is string => n !== undefined);
+        const namespaces = caller.identities.map((id) => policy.namespaceOf(id)).filter((n): n is string => n !== undefined);
         if (!namespaces.includes(proxy.namespace)) {
           throw new XdsAuthError(
             grpc.status.PERMISSION_DENIED,

@@ -6,14 +6,18 @@ export function structToJson(struct: unknown): Record<string, unknown> {
   return out;
 }
 
+const VALUE_KINDS = ['string_value', 'number_value', 'bool_value', 'struct_value', 'list_value'] as const;
+
 function valueToJson(v: unknown): unknown {
-  // Decoded with `oneofs: true`, so `kind` names the member that is set.
+  // Decoded with `oneofs: true`, `kind` names the member that is set; without it (the proxy's
+  // decoding), the member present is the one.
   const value = (v ?? {}) as Record<string, unknown>;
-  switch (value.kind) {
+  const kind = (value.kind as string | undefined) ?? VALUE_KINDS.find((k) => value[k] !== undefined);
+  switch (kind) {
     case 'string_value':
     case 'number_value':
     case 'bool_value':
-      return value[value.kind];
+      return value[kind];
     case 'struct_value':
       return structToJson(value.struct_value);
     case 'list_value':

@@ -5,14 +5,12 @@
  */
 import * as fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { DEFAULT_SDS_SOCKET_PATH } from '../bootstrap';
 import { CaClient } from './ca-client';
 import { SdsServer } from './sds-server';
 import { KeySpec } from './workload-key';
 import { splitPems, WorkloadSecret, WorkloadSecrets } from './workload-secrets';
 
-export const SDS_SOCKET_PATH = './var/run/secrets/workload-spiffe-uds/socket';
-/** Where the daemon publishes the mesh roots (the incumbent's mounted root-cert config map). */
-export const PUBLISHED_ROOT_PATH = './var/run/secrets/mesh/root-cert.pem';
 
 export interface AgentSecurityOptions {
   /** CA_ADDR, else the discovery address. */
@@ -85,7 +83,7 @@ export class AgentSecurity {
       outputDir: options.outputDir,
       log: options.log,
     });
-    this.sds = new SdsServer(SDS_SOCKET_PATH, () => this.secrets.secret(), options.log);
+    this.sds = new SdsServer(DEFAULT_SDS_SOCKET_PATH, () => this.secrets.secret(), options.log);
     this.secrets.onChange(() => this.sds.secretsChanged());
   }
 

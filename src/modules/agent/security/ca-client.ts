@@ -1,26 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import * as protobuf from 'protobufjs';
+import { caClientConstructor, MeshCertificateRequest, MeshCertificateResponse } from '../../security/ca';
 
-const METHOD = '/mesh.v1.auth.MeshCertificateService/CreateCertificate';
-
-/** `{csr=1, validity_duration=3}` → bytes; the wire shape of DESIGN.md §1 (metadata unused by the agent). */
-function encodeRequest(csr: string, validitySeconds: number): Buffer {
-  const w = protobuf.Writer.create();
-  w.uint32((1 << 3) | 2).string(csr);
-  if (validitySeconds > 0) w.uint32(3 << 3).int64(validitySeconds);
-  return Buffer.from(w.finish());
-}
-
-function decodeResponse(bytes: Buffer): string[] {
-  const r = protobuf.Reader.create(bytes);
-  const chain: string[] = [];
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag >>> 3 === 1 && (tag & 7) === 2) chain.push(r.string());
-    else r.skipType(tag & 7);
-  }
-  return chain;
-}
+type CreateCertificate = (
+  request: MeshCertificateRequest,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, value?: MeshCertificateResponse) => void,
+) => void;
 
 export interface CaClientOptions {
   /** `host:port` of the CA (CA_ADDR, else the discovery address). */
@@ -49,22 +35,18 @@ export class CaClient {
       credential.keyPem ? Buffer.from(credential.keyPem) : null,
       credential.certChainPem ? Buffer.from(credential.certChainPem) : null,
     );
-    const client = new grpc.Client(address, creds, serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {});
+    const Client = caClientConstructor();
+    const client = new Client(address, creds, serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {});
     const metadata = new grpc.Metadata();
     if (credential.token) metadata.set('authorization', `Bearer ${credential.token}`);
+    const request: MeshCertificateRequest = { csr: csrPem, validity_duration: Math.max(0, validitySeconds) };
     try {
-      const response = await new Promise<Buffer>((resolve, reject) =>
-        client.makeUnaryRequest(
-          METHOD,
-          (b: Buffer) => b,
-          (b: Buffer) => b,
-          encodeRequest(csrPem, validitySeconds),
-          metadata,
-          { deadline: Date.now() + timeoutMs },
-          (err, value) => (err ? reject(err) : resolve(value as Buffer)),
+      const response = await new Promise<MeshCertificateResponse>((resolve, reject) =>
+        (client as unknown as Record<string, CreateCertificate>).CreateCertificate(request, metadata, { deadline: Date.now() + timeoutMs }, (err, value) =>
+          err ? reject(err) : resolve(value as MeshCertificateResponse),
         ),
       );
-      const chain = decodeResponse(response);
+      const chain = response.cert_chain ?? [];
       if (chain.length === 0) throw new Error('the CA answered with an empty certificate chain');
       return chain;
     } finally {

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import { ScopedLogger } from '../../logging';
 import { Settings } from '../../settings';
 import { ProxyConfig } from '../proxy-config';
-import { AgentSecurityError, AgentSecurityOptions, daemonServerName, PUBLISHED_ROOT_PATH } from './agent-security';
+import { AgentSecurityError, AgentSecurityOptions, daemonServerName } from './agent-security';
+import { PUBLISHED_ROOTS_PATH } from '../../security/published-roots';
 import { tokenPath } from './token';
 import { keySpecFrom } from './workload-key';
 
@@ -19,8 +20,8 @@ export function agentSecurityOptions(settings: Settings, proxyConfig: ProxyConfi
   if (!(graceRatio > 0 && graceRatio < 1)) throw new AgentSecurityError(`SECRET_GRACE_PERIOD_RATIO: ${graceRatio} must be between 0 and 1`);
   return {
     caAddress,
-    caRootPath: settings.string('CA_ROOT_CA') || PUBLISHED_ROOT_PATH,
-    xdsRootPath: settings.string('XDS_ROOT_CA') || PUBLISHED_ROOT_PATH,
+    caRootPath: settings.string('CA_ROOT_CA') || PUBLISHED_ROOTS_PATH,
+    xdsRootPath: settings.string('XDS_ROOT_CA') || PUBLISHED_ROOTS_PATH,
     serverName: daemonServerName(caAddress, settings.string('MESHD_SAN')),
     keySpec: keySpecFrom({
       eccSignatureAlgorithm: settings.string('ECC_SIGNATURE_ALGORITHM'),

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { decodeJwt } from 'jose';
+import { identityOfSubject } from '../../security/ca';
 
 export class TokenError extends Error {}
 
@@ -31,9 +32,7 @@ export function readToken(path: string): string {
 /** `system:serviceaccount:<ns>:<sa>` → `spiffe://<td>/ns/<ns>/sa/<sa>`, for the CSR's informative SAN. */
 export function tokenIdentity(token: string, trustDomain: string): string | undefined {
   try {
-    const sub = decodeJwt(token).sub ?? '';
-    const m = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(sub);
-    return m ? `spiffe://${trustDomain}/ns/${m[1]}/sa/${m[2]}` : undefined;
+    return identityOfSubject(decodeJwt(token).sub, trustDomain);
   } catch {
     return undefined;
   }

@@ -7,7 +7,7 @@ import * as tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { Decoded } from '../xds/ads-client';
 import { compileStringMatcher } from '../filters/matchers/string-matcher';
-import { SecretStore, TlsSecret } from './secrets';
+import { pem, SecretStore, TlsSecret } from './secrets';
 
 export const TLS_TRANSPORT = 'envoy.transport_sockets.tls';
 const DOWNSTREAM_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
@@ -25,21 +25,13 @@ interface CommonTls {
   sanMatchers: ((value: string) => boolean)[];
 }
 
-function dataSource(d: Decoded | undefined): string | undefined {
-  if (!d) return undefined;
-  if (d.inline_bytes !== undefined) return Buffer.from(String(d.inline_bytes), 'base64').toString('utf8');
-  if (d.inline_string !== undefined) return String(d.inline_string);
-  if (d.filename) throw new Error(`certificates from files (${d.filename}) are not supported by the built-in proxy`);
-  return undefined;
-}
-
 function compileCommon(common: Decoded | undefined, field: string): CommonTls {
   const c = common ?? {};
   const out: CommonTls = { alpn: ((c.alpn_protocols ?? []) as string[]).map(String), sanMatchers: [] };
   const sdsCert = ((c.tls_certificate_sds_secret_configs ?? []) as Decoded[])[0];
   const inlineCert = ((c.tls_certificates ?? []) as Decoded[])[0];
   if (sdsCert) out.certificate = { sds: String(sdsCert.name) };
-  else if (inlineCert) out.certificate = { inline: { certChainPem: dataSource(inlineCert.certificate_chain), keyPem: dataSource(inlineCert.private_key) } };
+  else if (inlineCert) out.certificate = { inline: { certChainPem: pem(inlineCert.certificate_chain), keyPem: pem(inlineCert.private_key) } };
   let validation: Decoded | undefined;
   if (c.combined_validation_context) {
     validation = c.combined_validation_context.default_validation_context;
@@ -49,7 +41,7 @@ function compileCommon(common: Decoded | undefined, field: string): CommonTls {
     out.validation = { sds: String(c.validation_context_sds_secret_config.name) };
   } else if (c.validation_context) {
     validation = c.validation_context;
-    const ca = dataSource(validation?.trusted_ca);
+    const ca = pem(validation?.trusted_ca);
     if (ca) out.validation = { inline: { trustedCaPem: ca } };
   }
   const matchers = ((validation?.match_subject_alt_names ?? validation?.match_typed_subject_alt_names?.map((m: Decoded) => m.matcher) ?? []) as Decoded[]);

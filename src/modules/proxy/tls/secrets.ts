@@ -54,10 +54,12 @@ export class SecretStore {
   }
 }
 
-function pem(source: Decoded | undefined): string | undefined {
+/** An Envoy DataSource as PEM text; files are not read (the mesh hands certificates over SDS). */
+export function pem(source: Decoded | undefined): string | undefined {
   if (!source) return undefined;
   if (source.inline_bytes !== undefined) return Buffer.from(String(source.inline_bytes), 'base64').toString('utf8');
   if (source.inline_string !== undefined) return String(source.inline_string);
+  if (source.filename) throw new Error(`certificates from files (${source.filename}) are not supported by the built-in proxy`);
   return undefined;
 }
 

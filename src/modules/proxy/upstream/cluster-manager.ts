@@ -7,6 +7,7 @@ import { durationMs } from '../filters/shared/config';
 import type { Decoded } from '../xds/ads-client';
 import { compileTransportSocket, UpstreamTls } from '../tls/contexts';
 import { SecretStore } from '../tls/secrets';
+import { structToJson } from '../../xds/struct';
 
 export interface UpstreamEndpoint {
   address: string;
@@ -58,7 +59,7 @@ export class ClusterManager {
         connectTimeoutMs: durationMs(c.connect_timeout, `cluster ${name}: connect_timeout`) ?? 10_000,
         http2: Boolean(c.typed_extension_protocol_options?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.explicit_http_config?.http2_protocol_options),
         transports: ((c.transport_socket_matches ?? []) as Decoded[]).map((m, i) => ({
-          match: structJson(m.match),
+          match: structToJson(m.match),
           tls: compileTransportSocket(m.transport_socket, 'upstream', this.secrets, `cluster ${name}: transport_socket_matches[${i}]`),
         })),
         defaultTransport: compileTransportSocket(c.transport_socket, 'upstream', this.secrets, `cluster ${name}: transport_socket`),
@@ -139,18 +140,10 @@ function endpointsOf(assignment: Decoded | undefined): UpstreamEndpoint[] {
       const socket = lb.endpoint?.address?.socket_address;
       if (!socket?.address) continue;
       const weight = Number(lb.load_balancing_weight?.value ?? 1);
-      const transportMatch = structJson(lb.metadata?.filter_metadata?.['envoy.transport_socket_match']);
+      const transportMatch = structToJson(lb.metadata?.filter_metadata?.['envoy.transport_socket_match']);
       out.push({ address: String(socket.address), port: Number(socket.port_value ?? 0), weight: weight > 0 ? weight : 1, transportMatch });
     }
   }
   return out;
 }
 
-/** A decoded google.protobuf.Struct (`{ fields: { k: { string_value } } }`) as plain JSON. */
-function structJson(struct: Decoded | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries((struct?.fields ?? {}) as Record<string, Decoded>)) {
-    out[k] = v.string_value ?? v.number_value ?? v.bool_value ?? (v.struct_value ? structJson(v.struct_value) : null);
-  }
-  return out;
-}

@@ -30,5 +30,4 @@ export {
   IMPERSONATED_IDENTITY_METADATA,
   createCertificateService,
 } from './grpc/service';
-export { CaServerCredentials, ServerIdentity, TrustBundleSource, createCaServerCredentials } from './grpc/server-credentials';
 export { authenticatorsFor, certificateServiceFor } from './wiring';
