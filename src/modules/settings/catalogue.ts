@@ -260,6 +260,9 @@ export const CATALOGUE = [
   setting("MONITORING_PORT", 'I', "15014", "HTTP port serving metrics (also `--monitoring-port`)", C),
   setting("MOUNTED_CNI_NET_DIR", 'S', "/host/etc/cni/net.d", "container directory where CNI networks are installed (also `--mounted-cni-net-dir`)", C),
   setting("NODE_NAME", 'S', undefined, "name of the node the installer runs on", C),
+  // install-cni settings the spec's table does not list, needed to do its job outside a container image.
+  setting("MOUNTED_CNI_BIN_DIR", 'S', "/host/opt/cni/bin", "container directory of the node's CNI plug-in executables, where the mesh plug-in is installed", C),
+  setting("ORCHCONFIG", 'S', undefined, "orchestrator client config file the installer itself uses; unset = the in-cluster service account", C),
   setting("REPAIR_BROKEN_POD_LABEL_KEY", 'S', "cni.mesh.io/uninitialized", "key of label set by repair when labelling (also `--repair-broken-pod-label-key`)", C),
   setting("REPAIR_BROKEN_POD_LABEL_VALUE", 'S', "true", "value of that label (also `--repair-broken-pod-label-value`)", C),
   setting("REPAIR_DELETE_PODS", 'B', "false", "delete pods found broken by the race (also `--repair-delete-pods`)", C),
