@@ -1,0 +1,1 @@
+export { loadOrchConfig, orchConfigFor, OrchConfigError } from './config';
