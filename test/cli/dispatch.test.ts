@@ -56,9 +56,9 @@ describe('running commands as a user types them', () => {
     const cni = await runCli('install-cni', ['--repair-enabled=false']);
     expect(cni.code).to.equal(2);
     expect(cni.stderr).to.equal('install-cni: not implemented yet\n');
-    const iptables = await runCli('pilot-agent', ['mesh-iptables', '-b', '*', '-m', 'TPROXY', '--dry-run']);
-    expect(iptables.code).to.equal(2);
-    expect(iptables.stderr).to.equal('pilot-agent mesh-iptables: not implemented yet\n');
+    const iptables = await runCli('pilot-agent', ['mesh-iptables', '-b', '*', '-m', 'TPROXY-ISH', '--dry-run']);
+    expect(iptables.code).to.equal(1);
+    expect(iptables.stderr).to.equal('Error: --mesh-inbound-interception-mode: "TPROXY-ISH" is not REDIRECT or TPROXY\n');
   });
 
   it('meshctl options lists the global flags; experimental config list prints the catalogue', async () => {

@@ -1,0 +1,10 @@
+export { captureConfigFrom, CaptureConfig, CaptureConfigError, CaptureInput, nameServersOf } from './capture-config';
+export { captureRules } from './capture-rules';
+export { Chain, MESH_CHAIN_PREFIX } from './chains';
+export { CommandRunner } from './command-runner';
+export { ApplyOptions, ApplyOutcome, DriftError, IptablesApplier, tproxyRouteCommands } from './applier';
+export { DEFAULT_PROXY_UID, proxyUidOf } from './proxy-user';
+export { IpVersion, RuleSet } from './rule-set';
+export { hasMeshState, parseSavedState } from './saved-state';
+export { validateCapture, VALIDATION_FAILED_EXIT_CODE, ValidationError, ValidationOptions } from './validation';
+export { dryRunText } from './dry-run';
