@@ -1,8 +1,39 @@
-import { boolFlag, command, intFlag, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import * as path from 'node:path';
+import { Flags } from '@oclif/core';
+import { command, intFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { BuildInfo, BuildInfoToken } from '../../src/modules/build-info';
+import { CniMetrics } from '../../src/modules/cni/metrics';
+import { CNI_PLUGIN_MAIN, PLUGIN_ORCHCONFIG_FILE } from '../../src/modules/cni/plugin-location';
+import {
+  buildPluginOrchConfig,
+  CniConfigError,
+  CniInstaller,
+  InstallCniOptions,
+  InstallOptionsError,
+  MetricsEndpoint,
+  NodeComponent,
+  readPluginTemplate,
+  renderPluginConfig,
+  resolveInstallCniOptions,
+  startComponents,
+  stopComponents,
+  waitForStopSignal,
+} from '../../src/modules/cni/install';
+import { Logging, LoggingToken } from '../../src/modules/logging';
+import { OrchConfigError } from '../../src/modules/orch';
+import { Settings, SettingsToken } from '../../src/modules/settings';
 
 /**
- * Flags of `install-cni` (spec/02). Each has a matching setting (same table): the setting
- * supplies the value when the flag is not given.
+ * A switch that falls back to a setting: `--x=false` must count as given (so it beats the
+ * setting), hence `--no-x` is accepted for every one, not only for those defaulting to true.
+ */
+function boolFlag(description: string, opts: { default?: boolean } = {}) {
+  return Flags.boolean({ description, allowNo: true, default: opts.default ?? false });
+}
+
+/**
+ * Flags of `install-cni` (spec/02). Each has a matching setting (same table, see
+ * INSTALL_CNI_FLAG_SETTINGS): the setting supplies the value when the flag is not given.
  */
 export const installCniFlags = {
   'ambient-enabled': boolFlag('whether the ambient controller is enabled'),
@@ -50,4 +81,63 @@ export const installCniFlags = {
   summary: 'Installs and configures the mesh network plugin on the node, and repairs pods broken by the install race',
   flags: installCniFlags,
 })
-export class InstallCni extends NotYetImplementedCommand {}
+export class InstallCni extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags, metadata } = await this.parse(InstallCni);
+    const settings = this.container.get<Settings>(SettingsToken);
+    const logging = this.container.get<Logging>(LoggingToken);
+    const log = logging.scope('cni-agent');
+    // Flags oclif filled in from their defaults were not given: their settings decide.
+    const given = new Set(Object.keys(flags).filter((name) => !metadata.flags[name]?.setFromDefault));
+    const components: NodeComponent[] = [];
+    // Listening from the start: a signal during start-up still ends in an orderly uninstall.
+    const stopSignal = waitForStopSignal();
+    try {
+      const options = resolveInstallCniOptions({ values: flags, given }, settings);
+      const metrics = new CniMetrics({ version: this.container.get<BuildInfo>(BuildInfoToken).version });
+      components.push(this.installer(options, metrics, log), new MetricsEndpoint(options.monitoringPort, metrics, logging.scope('monitoring')));
+      // The race-repair controller joins `components` here, beside the installer.
+      await startComponents(components, log);
+    } catch (err) {
+      if (err instanceof InstallOptionsError || err instanceof CniConfigError || err instanceof OrchConfigError || (err as NodeJS.ErrnoException).code) {
+        this.fail((err as Error).message);
+      }
+      throw err;
+    }
+    const signal = await stopSignal;
+    log.info(`received ${signal}, uninstalling the mesh CNI plug-in`);
+    await stopComponents(components, log);
+  }
+
+  private installer(options: InstallCniOptions, metrics: CniMetrics, log: ReturnType<Logging['scope']>): CniInstaller {
+    const orchConfigFile = path.join(options.cniAgentRunDir, PLUGIN_ORCHCONFIG_FILE);
+    const pluginConfig = renderPluginConfig(readPluginTemplate(options), {
+      logLevel: options.logLevel,
+      cniAgentRunDir: options.cniAgentRunDir,
+      podNamespace: options.podNamespace,
+      nodeName: options.nodeName,
+      orchConfigFile,
+      ambientEnabled: options.ambientEnabled,
+    });
+    return new CniInstaller({
+      mountedCniNetDir: options.mountedCniNetDir,
+      mountedCniBinDir: options.mountedCniBinDir,
+      cniAgentRunDir: options.cniAgentRunDir,
+      cniConfName: options.cniConfName,
+      cniConfNameSource: options.sources['cni-conf-name'],
+      chainedCniPlugin: options.chainedCniPlugin,
+      pluginConfig,
+      orchConfig: () =>
+        buildPluginOrchConfig({
+          orchConfigPath: options.orchConfigPath,
+          orchCaFile: options.orchCaFile,
+          orchCaFileSource: options.sources['orch-ca-file'],
+          skipTlsVerify: options.skipTlsVerify,
+        }),
+      orchConfigMode: options.orchConfigMode,
+      pluginMain: CNI_PLUGIN_MAIN,
+      log,
+      metrics,
+    });
+  }
+}

@@ -26,6 +26,11 @@ export function loadOrchConfig(path?: string): k8s.KubeConfig {
     const source = path ? `orchestrator config ${path}` : 'in-cluster orchestrator config (KUBERNETES_SERVICE_HOST not set?)';
     throw new OrchConfigError(`${source}: no current cluster with a server address`);
   }
+  // In-cluster loading without KUBERNETES_SERVICE_HOST/PORT yields "https://undefined:undefined".
+  if (!URL.canParse(cluster.server)) {
+    const source = path ? `orchestrator config ${path}` : 'in-cluster orchestrator config (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT not set?)';
+    throw new OrchConfigError(`${source}: server address ${JSON.stringify(cluster.server)} is not a URL`);
+  }
   return config;
 }
 
