@@ -20,7 +20,8 @@ import {
   waitForStopSignal,
 } from '../../src/modules/cni/install';
 import { Logging, LoggingToken } from '../../src/modules/logging';
-import { OrchConfigError } from '../../src/modules/orch';
+import { loadOrchConfig, OrchConfigError } from '../../src/modules/orch';
+import { RepairController, RepairOptionsError } from '../../src/modules/cni/repair';
 import { Settings, SettingsToken } from '../../src/modules/settings';
 
 /**
@@ -96,10 +97,16 @@ export class InstallCni extends MeshCommand {
       const options = resolveInstallCniOptions({ values: flags, given }, settings);
       const metrics = new CniMetrics({ version: this.container.get<BuildInfo>(BuildInfoToken).version });
       components.push(this.installer(options, metrics, log), new MetricsEndpoint(options.monitoringPort, metrics, logging.scope('monitoring')));
-      // The race-repair controller joins `components` here, beside the installer.
+      if (options.repair.enabled) components.push(this.repairController(options, metrics, logging.scope('controllers')));
       await startComponents(components, log);
     } catch (err) {
-      if (err instanceof InstallOptionsError || err instanceof CniConfigError || err instanceof OrchConfigError || (err as NodeJS.ErrnoException).code) {
+      if (
+        err instanceof InstallOptionsError ||
+        err instanceof RepairOptionsError ||
+        err instanceof CniConfigError ||
+        err instanceof OrchConfigError ||
+        (err as NodeJS.ErrnoException).code
+      ) {
         this.fail((err as Error).message);
       }
       throw err;
@@ -107,6 +114,21 @@ export class InstallCni extends MeshCommand {
     const signal = await stopSignal;
     log.info(`received ${signal}, uninstalling the mesh CNI plug-in`);
     await stopComponents(components, log);
+  }
+
+  /** Race repair: watches the node's pods and labels or deletes those whose validation init container failed. */
+  private repairController(options: InstallCniOptions, metrics: CniMetrics, log: ReturnType<Logging['scope']>): NodeComponent {
+    let controller: RepairController | undefined;
+    return {
+      name: 'race-repair controller',
+      // Started after the installer, which reports an unusable ORCHCONFIG first and by name.
+      start: () => {
+        const sink = { countRepaired: (type: 'label' | 'delete') => metrics.repairPodsRepairedTotal.inc({ type }) };
+        controller = new RepairController(options.repair, loadOrchConfig(options.orchConfigPath || undefined), sink, log);
+        return controller.start();
+      },
+      stop: async () => controller?.stop(),
+    };
   }
 
   private installer(options: InstallCniOptions, metrics: CniMetrics, log: ReturnType<Logging['scope']>): CniInstaller {

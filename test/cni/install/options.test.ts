@@ -11,6 +11,7 @@ import {
   resolveInstallCniOptions,
   substitutePlaceholders,
 } from '../../../src/modules/cni/install';
+import { RepairOptionsError } from '../../../src/modules/cni/repair';
 import { Settings } from '../../../src/modules/settings';
 
 const resolve = (values: Record<string, unknown>, env: Record<string, string> = {}) =>
@@ -34,7 +35,7 @@ describe('install-cni options: flags fall back to their settings', () => {
       podNamespace: 'mesh-system',
       skipTlsVerify: false,
     });
-    expect(o.repair).to.deep.include({ enabled: true, initContainerExitCode: 126, initContainerName: 'mesh-validation', brokenPodLabelKey: 'cni.mesh.io/uninitialized' });
+    expect(o.repair).to.deep.include({ enabled: true, initContainerExitCode: 126, initContainerName: 'mesh-validation', labelKey: 'cni.mesh.io/uninitialized' });
     expect(o.sources['monitoring-port']).to.equal('MONITORING_PORT');
   });
 
@@ -47,6 +48,13 @@ describe('install-cni options: flags fall back to their settings', () => {
     expect(fromFlags).to.deep.include({ chainedCniPlugin: true, logLevel: 'error', mountedCniNetDir: '/from/flag' });
     expect(fromFlags.repair.enabled).to.equal(true);
     expect(fromFlags.sources['log-level']).to.equal('--log-level');
+  });
+
+  it('repair values are checked by the repair module, naming the flag or the setting that gave them', () => {
+    expect(() => resolve({ 'repair-label-selectors': 'a in (' })).to.throw(RepairOptionsError, /^invalid --repair-label-selectors "a in \(":/);
+    expect(() => resolve({}, { REPAIR_LABEL_SELECTORS: 'a in (' })).to.throw(RepairOptionsError, /^invalid REPAIR_LABEL_SELECTORS "a in \(":/);
+    expect(() => resolve({}, { REPAIR_INIT_CONTAINER_EXIT_CODE: '300' })).to.throw(RepairOptionsError, /^invalid REPAIR_INIT_CONTAINER_EXIT_CODE 300:/);
+    expect(resolve({}, { REPAIR_ENABLED: 'false', REPAIR_LABEL_SELECTORS: 'a in (' }).repair.enabled).to.equal(false);
   });
 
   it('a value parsed from a default but not given does not beat the setting', () => {
@@ -62,7 +70,6 @@ describe('install-cni options: flags fall back to their settings', () => {
     ['a port out of range', { 'monitoring-port': 70000 }, {}, /^invalid --monitoring-port 70000: a port is a number from 0 to 65535$/],
     ['a config name that is a path', { 'cni-conf-name': '../x.conflist' }, {}, /^invalid --cni-conf-name "\.\.\/x\.conflist": a file name inside MOUNTED_CNI_NET_DIR, not a path$/],
     ['a config name the runtime does not read', {}, { CNI_CONF_NAME: 'mesh.yaml' }, /^invalid CNI_CONF_NAME "mesh\.yaml": the container runtime only reads files ending in \.conf, \.conflist, \.json$/],
-    ['an exit code out of range', { 'repair-init-container-exit-code': 300 }, {}, /^invalid --repair-init-container-exit-code 300/],
     ['an empty net dir', {}, { MOUNTED_CNI_NET_DIR: '' }, /^invalid MOUNTED_CNI_NET_DIR "": a directory is required$/],
   ];
   for (const [what, values, env, message] of bad) {

@@ -2,13 +2,9 @@ import { expect } from 'chai';
 import {
   parseRepairOptions,
   podFieldSelector,
-  RepairFlagName,
-  RepairFlagValues,
-  repairOptionsFrom,
   RepairOptionsError,
   RepairValues,
 } from '../../../src/modules/cni/repair';
-import { Settings } from '../../../src/modules/settings';
 
 /** The values the spec's defaults give. */
 function defaults(overrides: Partial<RepairValues> = {}): RepairValues {
@@ -28,22 +24,6 @@ function defaults(overrides: Partial<RepairValues> = {}): RepairValues {
     ...overrides,
   };
 }
-
-/** The repair flags as oclif gives them when none is typed: every default. */
-const FLAG_DEFAULTS: RepairFlagValues = {
-  'repair-enabled': true,
-  'repair-node-name': '',
-  'repair-label-pods': false,
-  'repair-delete-pods': false,
-  'repair-broken-pod-label-key': 'cni.mesh.io/uninitialized',
-  'repair-broken-pod-label-value': 'true',
-  'repair-field-selectors': '',
-  'repair-label-selectors': '',
-  'repair-init-container-name': 'mesh-validation',
-  'repair-init-container-exit-code': 126,
-  'repair-init-container-termination-message': '',
-  'repair-sidecar-annotation': 'sidecar.mesh.io/status',
-};
 
 describe('repair: options', () => {
   it('accepts the defaults', () => {
@@ -85,48 +65,6 @@ describe('repair: options', () => {
       );
       expect(podFieldSelector(parseRepairOptions(defaults({ nodeName: 'node-1' })))).to.equal('spec.nodeName=node-1');
       expect(podFieldSelector(parseRepairOptions(defaults()))).to.equal('');
-    });
-  });
-
-  describe('from flags and settings', () => {
-    const settings = (env: Record<string, string>) => new Settings('install-cni', env);
-    const typed = (...names: RepairFlagName[]) => (flag: RepairFlagName) => names.includes(flag);
-
-    it('uses the spec defaults when neither is given', () => {
-      expect(repairOptionsFrom(FLAG_DEFAULTS, settings({}), typed())).to.deep.equal(defaults());
-    });
-
-    it('prefers a setting from the environment to a flag default', () => {
-      const options = repairOptionsFrom(
-        FLAG_DEFAULTS,
-        settings({ REPAIR_NODE_NAME: 'node-1', REPAIR_LABEL_PODS: 'true', REPAIR_INIT_CONTAINER_EXIT_CODE: '3', REPAIR_ENABLED: 'false' }),
-        typed(),
-      );
-      expect(options).to.include({ nodeName: 'node-1', labelPods: true, initContainerExitCode: 3, enabled: false });
-    });
-
-    it('prefers a typed flag to the setting', () => {
-      const options = repairOptionsFrom(
-        { ...FLAG_DEFAULTS, 'repair-node-name': 'from-flag', 'repair-enabled': true },
-        settings({ REPAIR_NODE_NAME: 'from-env', REPAIR_ENABLED: 'false' }),
-        typed('repair-node-name', 'repair-enabled'),
-      );
-      expect(options).to.include({ nodeName: 'from-flag', enabled: true });
-    });
-
-    it('uses the setting when the flags are absent altogether', () => {
-      expect(repairOptionsFrom({}, settings({ REPAIR_DELETE_PODS: '1' }), typed())).to.deep.equal(defaults({ deletePods: true }));
-    });
-
-    it('names the flag or the setting that gave a bad value', () => {
-      expect(() => repairOptionsFrom({ ...FLAG_DEFAULTS, 'repair-label-selectors': 'a in (' }, settings({}), typed('repair-label-selectors'))).to.throw(
-        RepairOptionsError,
-        /^invalid --repair-label-selectors "a in \(":/,
-      );
-      expect(() => repairOptionsFrom(FLAG_DEFAULTS, settings({ REPAIR_LABEL_SELECTORS: 'a in (' }), typed())).to.throw(
-        RepairOptionsError,
-        /^invalid REPAIR_LABEL_SELECTORS "a in \(":/,
-      );
     });
   });
 });

@@ -33,7 +33,6 @@ export {
   InstallCniFlagInput,
   InstallCniFlagName,
   InstallOptionsError,
-  RepairOptions,
   INSTALL_CNI_FLAG_SETTINGS,
   resolveInstallCniOptions,
 } from './options';

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { isLevel, LEVELS } from '../../logging/levels';
 import { Settings } from '../../settings';
+import { parseRepairOptions, REPAIR_PARAMETERS, RepairOptions } from '../repair';
 import { CNI_CONFIG_EXTENSIONS } from './conf-dir';
 
 /** A flag or setting of install-cni with a value that cannot be used; the message names it. */
@@ -9,25 +10,6 @@ export class InstallOptionsError extends Error {
     super(message);
     this.name = 'InstallOptionsError';
   }
-}
-
-/** What the race-repair controller needs (spec/02 REPAIR_*); resolved here so every flag has one home. */
-export interface RepairOptions {
-  enabled: boolean;
-  deletePods: boolean;
-  labelPods: boolean;
-  brokenPodLabelKey: string;
-  brokenPodLabelValue: string;
-  /** `label=value` field selectors added to the pod listing, as given ('' = none). */
-  fieldSelectors: string;
-  /** `label=value` label selectors added to the pod listing, as given ('' = none). */
-  labelSelectors: string;
-  initContainerName: string;
-  initContainerExitCode: number;
-  initContainerTerminationMessage: string;
-  /** Node whose pods are repaired; '' = all nodes. */
-  nodeName: string;
-  sidecarAnnotation: string;
 }
 
 export interface InstallCniOptions {
@@ -134,23 +116,28 @@ export function resolveInstallCniOptions(input: InstallCniFlagInput, settings: S
     nodeName: settings.string('NODE_NAME'),
     skipTlsVerify: bool('skip-tls-verify'),
     ztunnelUdsAddress: str('ztunnel-uds-address'),
-    repair: {
+    // Checked by the repair module (with the flag or setting each value came from), once sources are known.
+    repair: undefined as unknown as RepairOptions,
+    sources,
+  };
+  validate(options);
+  options.repair = parseRepairOptions(
+    {
       enabled: bool('repair-enabled'),
-      deletePods: bool('repair-delete-pods'),
+      nodeName: str('repair-node-name'),
       labelPods: bool('repair-label-pods'),
-      brokenPodLabelKey: str('repair-broken-pod-label-key'),
-      brokenPodLabelValue: str('repair-broken-pod-label-value'),
+      deletePods: bool('repair-delete-pods'),
+      labelKey: str('repair-broken-pod-label-key'),
+      labelValue: str('repair-broken-pod-label-value'),
       fieldSelectors: str('repair-field-selectors'),
       labelSelectors: str('repair-label-selectors'),
       initContainerName: str('repair-init-container-name'),
       initContainerExitCode: int('repair-init-container-exit-code'),
       initContainerTerminationMessage: str('repair-init-container-termination-message'),
-      nodeName: str('repair-node-name'),
       sidecarAnnotation: str('repair-sidecar-annotation'),
     },
-    sources,
-  };
-  validate(options);
+    (option) => sources[REPAIR_PARAMETERS[option].flag],
+  );
   return options;
 }
 
@@ -176,6 +163,4 @@ function validate(o: InstallCniOptions): void {
   if (!o.mountedCniNetDir) bad('mounted-cni-net-dir', '', 'a directory is required');
   if (!o.cniAgentRunDir) bad('cni-agent-run-dir', '', 'a directory is required');
   if (!o.mountedCniBinDir) throw new InstallOptionsError('invalid MOUNTED_CNI_BIN_DIR "": a directory is required');
-  const exit = o.repair.initContainerExitCode;
-  if (!Number.isInteger(exit) || exit < 0 || exit > 255) bad('repair-init-container-exit-code', exit, 'an exit code is a number from 0 to 255');
 }

@@ -1,12 +1,9 @@
 export { RepairController, RepairSink, RepairAction, RepairTiming, RepairLogger } from './controller';
 export {
   parseRepairOptions,
-  repairOptionsFrom,
   podFieldSelector,
   RepairOptions,
   RepairValues,
-  RepairFlagValues,
-  RepairFlagName,
   RepairValueSource,
   RepairOptionsError,
   REPAIR_PARAMETERS,

@@ -1,4 +1,3 @@
-import type { Settings } from '../../settings';
 import { isDnsLabel, isDnsSubdomain, labelValueProblem, qualifiedNameProblem } from './names';
 import { escapeFieldValue, parseLabelSelector, parsePodFieldSelector, SelectorError } from './selectors';
 
@@ -53,14 +52,6 @@ export const REPAIR_PARAMETERS = {
   sidecarAnnotation: { flag: 'repair-sidecar-annotation', setting: 'REPAIR_SIDECAR_ANNOTATION' },
 } as const;
 
-type Parameters = typeof REPAIR_PARAMETERS;
-export type RepairFlagName = Parameters[keyof Parameters]['flag'];
-
-/** The `repair-*` values of the parsed `install-cni` flags (other flags may be present too). */
-export type RepairFlagValues = {
-  [K in keyof RepairValues as Parameters[K]['flag']]?: RepairValues[K];
-};
-
 /** Names where a value came from, for error messages: `--repair-x` or `REPAIR_X`. */
 export type RepairValueSource = (option: keyof RepairValues) => string;
 
@@ -102,49 +93,6 @@ export function parseRepairOptions(values: RepairValues, sourceOf: RepairValueSo
     }
   }
   return { ...values } as RepairOptions;
-}
-
-/**
- * The options of an `install-cni` run: a flag given on the command line wins, then the
- * setting when the environment sets it, then the flag's default (the same as the setting's).
- * `flagGiven` says whether the user typed a flag (oclif: `!metadata.flags[name]?.setFromDefault`).
- * Errors name the flag or the setting, whichever supplied the bad value.
- */
-export function repairOptionsFrom(
-  flags: RepairFlagValues,
-  settings: Settings,
-  flagGiven: (flag: RepairFlagName) => boolean,
-): RepairOptions {
-  const sources = new Map<keyof RepairValues, string>();
-  function pick<K extends keyof RepairValues>(option: K, fromSetting: RepairValues[K]): RepairValues[K] {
-    const { flag, setting } = REPAIR_PARAMETERS[option];
-    const flagValue = flags[flag] as RepairValues[K] | undefined;
-    if (flagValue !== undefined && flagGiven(flag)) {
-      sources.set(option, `--${flag}`);
-      return flagValue;
-    }
-    sources.set(option, setting);
-    if (settings.resolve(setting).fromEnvironment || flagValue === undefined) return fromSetting;
-    return flagValue;
-  }
-  const values: RepairValues = {
-    enabled: pick('enabled', settings.bool('REPAIR_ENABLED')),
-    nodeName: pick('nodeName', settings.string('REPAIR_NODE_NAME')),
-    labelPods: pick('labelPods', settings.bool('REPAIR_LABEL_PODS')),
-    deletePods: pick('deletePods', settings.bool('REPAIR_DELETE_PODS')),
-    labelKey: pick('labelKey', settings.string('REPAIR_BROKEN_POD_LABEL_KEY')),
-    labelValue: pick('labelValue', settings.string('REPAIR_BROKEN_POD_LABEL_VALUE')),
-    fieldSelectors: pick('fieldSelectors', settings.string('REPAIR_FIELD_SELECTORS')),
-    labelSelectors: pick('labelSelectors', settings.string('REPAIR_LABEL_SELECTORS')),
-    initContainerName: pick('initContainerName', settings.string('REPAIR_INIT_CONTAINER_NAME')),
-    initContainerExitCode: pick('initContainerExitCode', settings.int('REPAIR_INIT_CONTAINER_EXIT_CODE')),
-    initContainerTerminationMessage: pick(
-      'initContainerTerminationMessage',
-      settings.string('REPAIR_INIT_CONTAINER_TERMINATION_MESSAGE'),
-    ),
-    sidecarAnnotation: pick('sidecarAnnotation', settings.string('REPAIR_SIDECAR_ANNOTATION')),
-  };
-  return parseRepairOptions(values, (option) => sources.get(option) ?? EITHER_SOURCE(option));
 }
 
 /** The field selector of the pod listing: the configured ones, then the node's, as the incumbent joins them. */
