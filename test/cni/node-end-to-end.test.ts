@@ -33,6 +33,8 @@ describe('a node: install-cni with race repair, then the installed plug-in on a 
     dirs = { net: path.join(root, 'net.d'), bin: path.join(root, 'bin'), run: path.join(root, 'run') };
     fs.mkdirSync(dirs.net);
     fs.copyFileSync(path.join(FIXTURES, 'list.conflist'), path.join(dirs.net, '10-dbnet.conflist'));
+    // A second network config of lower priority: untouched while the first exists.
+    fs.copyFileSync(path.join(FIXTURES, 'bridge.conf'), path.join(dirs.net, '20-bridge.conf'));
     const orchconfig = path.join(root, 'installer-orchconfig');
     fs.writeFileSync(orchconfig, orch.kubeConfig('installer-token').exportConfig());
 
@@ -123,9 +125,19 @@ describe('a node: install-cni with race repair, then the installed plug-in on a 
     }
   });
 
+  it('the config it chained into deleted: installed into the next one within a second', async () => {
+    expect(fs.readFileSync(path.join(dirs.net, '20-bridge.conf'), 'utf8')).to.equal(fs.readFileSync(path.join(FIXTURES, 'bridge.conf'), 'utf8'));
+    const deletedAt = Date.now();
+    fs.rmSync(path.join(dirs.net, '10-dbnet.conflist'));
+    const next = path.join(dirs.net, '20-bridge.conflist');
+    await waitUntil('the mesh plug-in is chained into 20-bridge.conflist', () => fs.existsSync(next) && fs.readFileSync(next, 'utf8').includes('"mesh-cni"'), 1000);
+    expect(Date.now() - deletedAt).to.be.lessThan(1000);
+    expect(JSON.parse(fs.readFileSync(next, 'utf8')).plugins.map((p: { type: string }) => p.type)).to.deep.equal(['bridge', 'mesh-cni']);
+  });
+
   it('SIGTERM: removes its entry, leaves the node\'s own plug-ins', async () => {
     expect(await installer.stop('SIGTERM')).to.equal(0);
-    const list = JSON.parse(fs.readFileSync(path.join(dirs.net, '10-dbnet.conflist'), 'utf8'));
-    expect(list.plugins.map((p: { type: string }) => p.type)).to.deep.equal(['bridge', 'tuning']);
+    const list = JSON.parse(fs.readFileSync(path.join(dirs.net, '20-bridge.conflist'), 'utf8'));
+    expect(list.plugins.map((p: { type: string }) => p.type)).to.deep.equal(['bridge']);
   });
 });
