@@ -7,7 +7,7 @@ import { OrchApiServer, waitUntil } from '../helpers/orch-api-server';
 import { httpGet } from '../helpers/http';
 import { RunningProgram, startProgram } from '../helpers/program';
 import { REPO_ROOT } from '../helpers/run-cli';
-import { canUseNetns, netnsUnavailableReason, TestNetns } from '../iptables/netns';
+import { skipWithoutNetns, TestNetns } from '../iptables/netns';
 import { brokenPod, pod } from './repair/pods';
 
 /*
@@ -78,10 +78,7 @@ describe('a node: install-cni with race repair, then the installed plug-in on a 
   });
 
   it('the plug-in it installed, run by the runtime with the config it wrote, captures a new pod', async function () {
-    if (!canUseNetns()) {
-      console.log(`      skipped: ${netnsUnavailableReason()}`);
-      this.skip();
-    }
+    skipWithoutNetns(this);
     orch.addPod({
       metadata: { name: 'web', namespace: 'shop', annotations: { 'sidecar.mesh.io/status': '{}', 'traffic.sidecar.mesh.io/excludeOutboundPorts': '5432' } },
       spec: { nodeName: 'node-a', containers: [{ name: 'web', image: 'shop/web' }, { name: 'mesh-proxy', image: 'mesh/proxy' }] },

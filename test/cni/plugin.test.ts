@@ -7,7 +7,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { PLUGIN_ORCHCONFIG_FILE } from '../../src/modules/cni/plugin-location';
 import { OrchApiServer } from '../helpers/orch-api-server';
 import { REPO_ROOT } from '../helpers/run-cli';
-import { canUseNetns, netnsUnavailableReason, TestNetns } from '../iptables/netns';
+import { skipWithoutNetns, TestNetns } from '../iptables/netns';
 
 /*
  * The mesh CNI plug-in run as a container runtime runs it: bin/mesh-cni with the request in
@@ -132,10 +132,7 @@ describe('mesh CNI plug-in (bin/mesh-cni)', function () {
     let ns: TestNetns;
 
     before(function () {
-      if (!canUseNetns()) {
-        console.log(`      skipped: ${netnsUnavailableReason()}`);
-        this.skip();
-      }
+      skipWithoutNetns(this);
     });
     beforeEach(() => {
       ns = new TestNetns(`meshcni${process.pid % 10000}`, 150 + (process.pid % 50)).create();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as net from 'node:net';
 import { runCli } from '../helpers/run-cli';
-import { canUseNetns, netnsUnavailableReason, TestNetns } from './netns';
+import { skipWithoutNetns, TestNetns } from './netns';
 
 /*
  * `pilot-agent mesh-iptables` applying real rules inside a network namespace the test creates:
@@ -49,10 +49,7 @@ describe('pilot-agent mesh-iptables: applying rules in a network namespace', fun
   const iptables = (...args: string[]) => runCli('pilot-agent', ['mesh-iptables', '--network-namespace', ns.name, '-u', '1337', '-g', '1337', ...args]);
 
   before(function () {
-    if (!canUseNetns()) {
-      console.log(`      skipped: ${netnsUnavailableReason()}`);
-      this.skip();
-    }
+    skipWithoutNetns(this);
   });
 
   beforeEach(() => {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureConfigFrom, CaptureInput, captureRules, dryRunText } from '../../src/modules/iptables';
 import { REPO_ROOT, runCli } from '../helpers/run-cli';
-import { canUseNetns, netnsUnavailableReason } from './netns';
+import { skipWithoutNetns } from './netns';
 
 /*
  * ../shared/conformance/iptables: the incumbent's `--dry-run` transcripts. Only the
@@ -79,10 +79,7 @@ describe('pilot-agent mesh-iptables --dry-run: conformance cases', function () {
   });
 
   it('tproxy: the command reads the name servers from the resolver configuration', async function () {
-    if (!canUseNetns()) {
-      console.log(`      skipped: ${netnsUnavailableReason()}`);
-      this.skip();
-    }
+    skipWithoutNetns(this);
     // `ip netns exec` mounts /etc/netns/<name>/resolv.conf over /etc/resolv.conf for the command.
     const name = `meshcf${process.pid}`;
     const etc = path.join('/etc/netns', name);

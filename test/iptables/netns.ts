@@ -17,6 +17,14 @@ export function canUseNetns(): boolean {
   return netnsUnavailableReason() === undefined;
 }
 
+/** Skips the running test or hook, saying why, where network namespaces cannot be used. */
+export function skipWithoutNetns(context: Mocha.Context): void {
+  const reason = netnsUnavailableReason();
+  if (reason === undefined) return;
+  console.log(`      skipped: ${reason}`);
+  context.skip();
+}
+
 /** A namespace with loopback up and a veth link to the host, so it has a route to the outside. */
 export class TestNetns {
   readonly hostIf: string;

@@ -10,7 +10,7 @@ import {
   RepairValues,
 } from '../../../src/modules/cni/repair';
 import { OrchApiServer, RecordedRequest, waitUntil } from '../../helpers/orch-api-server';
-import { brokenPod, completed, crashLooping, pod, running } from './pods';
+import { brokenPod, completed, crashLooping, pod, repairValues, running } from './pods';
 
 const LABEL = 'cni.mesh.io/uninitialized';
 
@@ -54,21 +54,7 @@ describe('repair: the controller against an orchestrator API', () => {
   }
 
   async function startController(values: Partial<RepairValues> = {}, timing: Partial<RepairTiming> = {}): Promise<RepairController> {
-    const options = parseRepairOptions({
-      enabled: true,
-      nodeName: 'node-1',
-      labelPods: true,
-      deletePods: false,
-      labelKey: LABEL,
-      labelValue: 'true',
-      fieldSelectors: '',
-      labelSelectors: '',
-      initContainerName: 'mesh-validation',
-      initContainerExitCode: 126,
-      initContainerTerminationMessage: '',
-      sidecarAnnotation: 'sidecar.mesh.io/status',
-      ...values,
-    });
+    const options = parseRepairOptions(repairValues({ nodeName: 'node-1', labelPods: true, labelKey: LABEL, ...values }));
     const controller = new RepairController(options, server.kubeConfig(), sink, log, { restartDelayMs: 50, retryDelayMs: 20, ...timing });
     controllers.push(controller);
     await controller.start();

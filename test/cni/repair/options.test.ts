@@ -5,25 +5,7 @@ import {
   RepairOptionsError,
   RepairValues,
 } from '../../../src/modules/cni/repair';
-
-/** The values the spec's defaults give. */
-function defaults(overrides: Partial<RepairValues> = {}): RepairValues {
-  return {
-    enabled: true,
-    nodeName: '',
-    labelPods: false,
-    deletePods: false,
-    labelKey: 'cni.mesh.io/uninitialized',
-    labelValue: 'true',
-    fieldSelectors: '',
-    labelSelectors: '',
-    initContainerName: 'mesh-validation',
-    initContainerExitCode: 126,
-    initContainerTerminationMessage: '',
-    sidecarAnnotation: 'sidecar.mesh.io/status',
-    ...overrides,
-  };
-}
+import { repairValues as defaults } from './pods';
 
 describe('repair: options', () => {
   it('accepts the defaults', () => {

@@ -1,4 +1,5 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import type { RepairValues } from '../../../src/modules/cni/repair';
 
 /** Pods as the repair controller meets them: with or without the sidecar, crash-looping or not. */
 
@@ -60,4 +61,23 @@ export function running(): V1ContainerStatus {
 
 export function brokenPod(name: string, shape: PodShape = {}): V1Pod {
   return pod(name, { initContainers: [crashLooping()], ...shape });
+}
+
+/** The repair values the spec's defaults give, with overrides. */
+export function repairValues(overrides: Partial<RepairValues> = {}): RepairValues {
+  return {
+    enabled: true,
+    nodeName: '',
+    labelPods: false,
+    deletePods: false,
+    labelKey: 'cni.mesh.io/uninitialized',
+    labelValue: 'true',
+    fieldSelectors: '',
+    labelSelectors: '',
+    initContainerName: 'mesh-validation',
+    initContainerExitCode: 126,
+    initContainerTerminationMessage: '',
+    sidecarAnnotation: 'sidecar.mesh.io/status',
+    ...overrides,
+  };
 }
