@@ -1,4 +1,4 @@
-import { XdsConnection } from '../xds/connection';
+import { markedVersion, XdsConnection } from '../xds/connection';
 import { decodeMessage } from '../xds/protos';
 import { SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../xds/type-urls';
 
@@ -64,7 +64,7 @@ export function configDump(connection: XdsConnection): unknown {
     const t = DUMP_TYPES[typeUrl];
     const items: object[] = [];
     for (const [name, body] of [...(w?.sent ?? new Map<string, Buffer>()).entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      if (body.length > 2 && body.subarray(0, 2).toString() === 'v:') continue; // known only by version (delta reconnect)
+      if (markedVersion(body) !== undefined) continue; // known only by version (delta reconnect)
       items.push(t.item(name, w!.versionSent, decodeMessage(typeUrl, body)));
     }
     configs.push({ '@type': t.dump, [t.list]: items });

@@ -22,6 +22,23 @@ export function newWatchState(names: Set<string> | undefined): WatchState {
   return { names, nonceSent: '', versionSent: '', nonceAcked: '', versionAcked: '', sent: new Map() };
 }
 
+/**
+ * What a delta proxy said it already has (`initial_resource_versions`) stands in `sent` as an
+ * empty marker buffer carrying that version, until a push replaces it with the body.
+ */
+const versionMarkers = new WeakMap<Buffer, string>();
+
+export function versionMarker(version: string): Buffer {
+  const marker = Buffer.alloc(0);
+  versionMarkers.set(marker, version);
+  return marker;
+}
+
+/** The version a `sent` entry stands for when it is a marker; undefined for a real body. */
+export function markedVersion(body: Buffer): string | undefined {
+  return versionMarkers.get(body);
+}
+
 let counter = 0;
 
 /** One ADS stream of one proxy. */

@@ -21,12 +21,43 @@ export function internName(name: string): string {
 
 /** The shared Set with exactly these names (callers must not modify it). */
 export function internNameSet(list: Iterable<string>): Set<string> {
+  // Proxies send the same lists in the same order: try that order before sorting.
+  const asGiven = Array.isArray(list) ? list.join('\n') : undefined;
+  const seen = asGiven !== undefined ? sets.get(asGiven)?.deref() : undefined;
+  if (seen) return seen;
   const sorted = [...new Set(list)].map(internName).sort();
   const key = sorted.join('\n');
-  const known = sets.get(key)?.deref();
-  if (known) return known;
-  const set = new Set(sorted);
+  let set = sets.get(key)?.deref();
+  if (!set) {
+    set = new Set(sorted);
+    remember(key, set);
+  }
+  if (asGiven !== undefined && asGiven !== key) remember(asGiven, set);
+  return set;
+}
+
+function remember(key: string, set: Set<string>): void {
   sets.set(key, new WeakRef(set));
   forget.register(set, key);
-  return set;
+}
+
+/**
+ * Subscriptions after a delta request's change, shared: every proxy whose subscription was
+ * `current` and that makes the same change gets the same Set, computed once.
+ */
+const transitions = new WeakMap<Set<string>, Map<string, Set<string>>>();
+const MAX_TRANSITIONS = 64;
+
+export function changedSubscription(current: Set<string>, subscribe: readonly string[], unsubscribe: readonly string[]): Set<string> {
+  const change = `${subscribe.join('\n')}\u0000${unsubscribe.join('\n')}`;
+  let known = transitions.get(current);
+  const hit = known?.get(change);
+  if (hit) return hit;
+  const next = new Set(current);
+  for (const n of subscribe) if (n !== '*') next.add(n);
+  for (const n of unsubscribe) next.delete(n);
+  const result = internNameSet(next);
+  if (!known) transitions.set(current, (known = new Map()));
+  if (known.size < MAX_TRANSITIONS) known.set(change, result);
+  return result;
 }

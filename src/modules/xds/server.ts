@@ -3,16 +3,17 @@ import { ChangeSet, XdsGenerator, XdsResource } from '../generators/api';
 import { ScopedLogger } from '../logging';
 import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { PushContext } from '../model/push-context';
-import { newWatchState, WatchState, XdsConnection } from './connection';
+import { markedVersion, newWatchState, versionMarker, WatchState, XdsConnection } from './connection';
 import { XdsObserver } from './observer';
 import { XdsAuthError, XdsStreamAuth } from './stream-auth';
 import { mergeChanges, planPush, PushPlan } from './push-plan';
-import { internNameSet } from './interning';
+import { changedSubscription, internNameSet } from './interning';
 import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
 import { structToJson } from './struct';
 import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from './type-urls';
 import { resourceVersion } from './versions';
+import { WriteBudget } from './write-budget';
 import {
   decodeDeltaDiscoveryRequest,
   decodeDiscoveryRequest,
@@ -35,6 +36,8 @@ export interface XdsServerOptions {
   /** Undefined = unlimited. */
   maxConnectionAgeMs?: number;
   pushConcurrency: number;
+  /** Response bytes being written at once, across all streams (see WriteBudget). */
+  maxBytesInFlight?: number;
   /** New streams admitted per second (PILOT_MAX_REQUESTS_PER_SECOND). */
   newStreamsPerSecond: number;
   /** Identifier sent as `control_plane.identifier`. */
@@ -74,11 +77,18 @@ interface ConnectionState {
   chain: Promise<void>;
   pending?: PendingPush;
   scheduled: boolean;
+  /** Fails the write in progress, if any (the stream closed). */
+  abortWrite?: () => void;
 }
 
 const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 /** A response gRPC has not taken after this long counts in pilot_xds_write_timeout. */
 const WRITE_TIMEOUT_MS = 30_000;
+/**
+ * Enough to keep loopback and LAN links busy with a few large responses in flight, small
+ * enough that a connect storm of thousands of proxies costs memory by this, not by their number.
+ */
+const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 
 /**
  * The ADS server (DESIGN.md §2): speaks state-of-the-world and delta xDS, tracks versions,
@@ -90,10 +100,12 @@ export class XdsServer {
   private readonly states = new Map<XdsConnection, ConnectionState>();
   private readonly queue: PushQueue;
   private readonly admission: RateLimiter;
+  private readonly budget: WriteBudget;
 
   constructor(private readonly options: XdsServerOptions) {
     this.queue = new PushQueue(options.pushConcurrency);
     this.admission = new RateLimiter(options.newStreamsPerSecond);
+    this.budget = new WriteBudget(options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
   }
 
   /** Binds the plaintext `host:port` (port 0 picks one) and resolves with the bound port. */
@@ -254,6 +266,7 @@ export class XdsServer {
     const close = () => {
       if (!state || state.closed) return;
       state.closed = true;
+      state.abortWrite?.();
       // A stream refused or dropped while authenticating was never counted.
       if (!this.states.delete(state.conn)) return;
       this.options.observer.connections(-1);
@@ -371,7 +384,7 @@ export class XdsServer {
       const wildcard = subscribe.length === 0 ? typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster : subscribe.includes('*');
       watch = newWatchState(wildcard ? undefined : internNameSet(subscribe));
       // What the proxy already has (after a reconnect) need not be sent again.
-      for (const [name, version] of Object.entries(req.initial_resource_versions ?? {})) watch.sent.set(name, Buffer.from(`v:${version}`));
+      for (const [name, version] of Object.entries(req.initial_resource_versions ?? {})) watch.sent.set(name, versionMarker(version));
       state.conn.watched.set(typeUrl, watch);
       await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
       return;
@@ -384,19 +397,11 @@ export class XdsServer {
     if (subscribe.length === 0 && unsubscribe.length === 0) return;
     if (subscribe.includes('*')) watch.names = undefined;
     const added = new Set<string>();
-    // A new Set rather than edits in place: push plans index subscriptions by identity, and
+    if (watch.names) for (const n of subscribe) if (!watch.names.has(n)) added.add(n);
+    // Replaced, never edited in place: push plans index subscriptions by identity, and
     // identical subscriptions are shared.
-    let names = watch.names ? new Set(watch.names) : undefined;
-    if (names) {
-      for (const n of subscribe) if (!names.has(n)) (names.add(n), added.add(n));
-    }
-    for (const n of unsubscribe) {
-      if (n === '*') continue;
-      names?.delete(n);
-      watch.sent.delete(n);
-    }
-    if (names) names = internNameSet(names);
-    watch.names = names;
+    if (watch.names) watch.names = changedSubscription(watch.names, subscribe, unsubscribe);
+    for (const n of unsubscribe) if (n !== '*') watch.sent.delete(n);
     if (added.size > 0 || subscribe.includes('*')) await this.respond(state, typeUrl, watch, await this.push(), watch.names ? added : 'all', true);
   }
 
@@ -454,10 +459,11 @@ export class XdsServer {
       throw err;
     }
     let kept = false;
-    if (keepRemoved) {
+    // Counting first spares building a set of every name on the usual push, which removes nothing.
+    if (keepRemoved && countSent(watch.sent, resources) < watch.sent.size) {
       const generated = new Set(resources.map((r) => r.name));
       for (const [name, body] of watch.sent) {
-        if (generated.has(name) || body.subarray(0, 2).toString() === 'v:') continue;
+        if (generated.has(name) || markedVersion(body) !== undefined) continue;
         if (watch.names && !watch.names.has(name)) continue;
         resources.push({ name, body });
         kept = true;
@@ -465,34 +471,74 @@ export class XdsServer {
     }
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const nonce = conn.nextNonce();
-    let body: Buffer;
+    // Decide what to send, then wait for room under the write budget before encoding it:
+    // the encoded response is what takes memory.
+    let sending: readonly XdsResource[];
+    let encode: () => Buffer;
     if (conn.protocol === 'sotw') {
       const fullState = isStateOfTheWorldType(typeUrl);
       const changed = resources.filter((r) => !sameBody(watch.sent.get(r.name), r.body));
       if (!requested && changed.length === 0 && !(fullState && hasRemovals(watch.sent, resources))) return { wrote: false, kept };
       // LDS and CDS responses must list every resource; RDS and EDS only what changed.
       const out = fullState || requested ? resources : changed;
-      if (fullState) watch.sent = new Map(resources.map((r) => [r.name, r.body]));
-      else for (const r of out) watch.sent.set(r.name, r.body);
-      body = encodeDiscoveryResponse(typeUrl, push.version, nonce, out, this.options.controlPlaneId);
+      sending = out;
+      encode = () => {
+        if (fullState) watch.sent = new Map(resources.map((r) => [r.name, r.body]));
+        else for (const r of out) watch.sent.set(r.name, r.body);
+        return encodeDiscoveryResponse(typeUrl, push.version, nonce, out, this.options.controlPlaneId);
+      };
     } else {
+      // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
+      // body-interning) an identity check, so a push to thousands of proxies stays cheap.
       const changed: DeltaResource[] = [];
+      let known = 0;
       for (const r of resources) {
-        const version = resourceVersion(r.body);
         const had = watch.sent.get(r.name);
-        if (had && (sameBody(had, r.body) || had.toString() === `v:${version}`)) continue;
-        changed.push({ name: r.name, body: r.body, version });
+        if (had !== undefined) {
+          known += 1;
+          if (had === r.body) continue;
+          const marked = markedVersion(had);
+          if (marked !== undefined ? marked === resourceVersion(r.body) : had.equals(r.body)) {
+            watch.sent.set(r.name, r.body);
+            continue;
+          }
+        }
+        changed.push({ name: r.name, body: r.body, version: resourceVersion(r.body) });
       }
-      const generated = new Set(resources.map((r) => r.name));
       const removed: string[] = [];
-      const considered = names ? new Set(names) : undefined;
-      for (const name of watch.sent.keys()) if (!generated.has(name) && (!considered || considered.has(name))) removed.push(name);
-      if (names) for (const n of names) if (!generated.has(n) && !watch.sent.has(n) && requested) removed.push(n);
+      if (names) {
+        // Generators answer only names asked for, each once: all of them answered, nothing went.
+        if (resources.length < names.length) {
+          const generated = new Set(resources.map((r) => r.name));
+          for (const n of names) if (!generated.has(n) && (requested || watch.sent.has(n))) removed.push(n);
+        }
+      } else if (known < watch.sent.size) {
+        const generated = new Set(resources.map((r) => r.name));
+        for (const name of watch.sent.keys()) if (!generated.has(name)) removed.push(name);
+      }
       if (!requested && changed.length === 0 && removed.length === 0) return { wrote: false, kept };
-      for (const r of changed) watch.sent.set(r.name, r.body);
-      for (const n of removed) watch.sent.delete(n);
-      body = encodeDeltaDiscoveryResponse(typeUrl, push.version, nonce, changed, removed, this.options.controlPlaneId);
+      sending = changed;
+      encode = () => {
+        for (const r of changed) watch.sent.set(r.name, r.body);
+        for (const n of removed) watch.sent.delete(n);
+        return encodeDeltaDiscoveryResponse(typeUrl, push.version, nonce, changed, removed, this.options.controlPlaneId);
+      };
     }
+    const reserved = estimatedSize(typeUrl, sending);
+    await this.budget.acquire(reserved);
+    try {
+      if (state.closed) return nothing;
+      return await this.send(state, typeUrl, watch, push, nonce, encode(), resources.length, buildSeconds, kept);
+    } finally {
+      this.budget.release(reserved);
+    }
+  }
+
+  private async send(
+    state: ConnectionState, typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, nonce: string, body: Buffer, count: number, buildSeconds: number, kept: boolean,
+  ): Promise<{ wrote: boolean; kept: boolean }> {
+    const { conn } = state;
+    const short = SHORT_TYPE[typeUrl];
     watch.nonceSent = nonce;
     watch.versionSent = push.version;
     watch.sentAt = Date.now();
@@ -502,32 +548,36 @@ export class XdsServer {
     } catch (err) {
       this.options.observer.sendError(short);
       this.options.logger.warn(`${short.toUpperCase()}: send failure for node:${conn.proxy.id}: ${(err as Error).message}`);
-      return nothing;
+      return { wrote: false, kept: false };
     }
     this.options.observer.pushed(short, body.length, buildSeconds, Number(process.hrtime.bigint() - sendStarted) / 1e9);
     if (this.options.logger.enabled('debug')) {
-      this.options.logger.debug(`${short.toUpperCase()}: PUSH node:${conn.proxy.id} resources:${resources.length} size:${body.length} nonce:${nonce}`);
+      this.options.logger.debug(`${short.toUpperCase()}: PUSH node:${conn.proxy.id} resources:${count} size:${body.length} nonce:${nonce}`);
     }
     return { wrote: true, kept };
   }
 
   /**
-   * Writes one response and waits until gRPC has taken it (its write callback), so a push
-   * to thousands of proxies is paced by the network instead of queueing every response in
-   * memory; the grpc-js stream's own buffer counts messages, not bytes.
+   * Writes one response and waits until it has been handed to the socket (the write
+   * callback), so a push to thousands of proxies is paced by the network instead of queueing
+   * every response in memory; the grpc-js stream's own buffer counts messages, not bytes. A
+   * stream closing meanwhile fails the write (grpc-js never calls back for a cancelled call).
    */
   private async write(state: ConnectionState, body: Buffer): Promise<void> {
     if (state.closed) throw new Error('stream closed');
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.options.observer.writeTimeout();
-        reject(new Error(`write not taken within ${WRITE_TIMEOUT_MS} ms`));
-      }, WRITE_TIMEOUT_MS);
-      state.stream.write(body, (err?: Error | null) => {
+      const done = (err?: Error | null) => {
         clearTimeout(timer);
+        state.abortWrite = undefined;
         if (err) reject(err);
         else resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        this.options.observer.writeTimeout();
+        done(new Error(`write not taken within ${WRITE_TIMEOUT_MS} ms`));
+      }, WRITE_TIMEOUT_MS);
+      state.abortWrite = () => done(new Error('stream closed'));
+      state.stream.write(body, (err?: Error | null) => done(err));
     });
   }
 }
@@ -556,6 +606,20 @@ function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, r
   if (!current || current.size !== requested.length) return false;
   for (const n of requested) if (!current.has(n)) return false;
   return true;
+}
+
+/** How many of `resources` the proxy was sent (under the same name). */
+function countSent(sent: ReadonlyMap<string, Buffer>, resources: readonly XdsResource[]): number {
+  let n = 0;
+  for (const r of resources) if (sent.has(r.name)) n += 1;
+  return n;
+}
+
+/** About what a response with `resources` takes once encoded (the Any wrapping, names, versions). */
+function estimatedSize(typeUrl: string, resources: readonly XdsResource[]): number {
+  let bytes = 256;
+  for (const r of resources) bytes += r.body.length + r.name.length + typeUrl.length + 48;
+  return bytes;
 }
 
 function sameBody(a: Buffer | undefined, b: Buffer): boolean {

@@ -2,7 +2,7 @@ import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service, ServicePort } from '../../registry/model';
 import { MtlsOptions, ResolvedMtlsOptions, resolveMtlsOptions } from '../../security/mtls';
-import { encodeMessage } from '../../xds/protos';
+import { encodeResource } from '../../xds/body-interning';
 import { TypeUrl, typeUrlOf } from '../../xds/type-urls';
 import { EndpointContributor, GenerateRequest, HttpFilterContributor, XdsGenerator, XdsResource } from '../api';
 import { buildLoadAssignment, buildOutboundClusters, buildVirtualHost } from '../common';
@@ -93,7 +93,7 @@ export class GrpcGenerator implements XdsGenerator {
     const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
     return push.memoize(`${this.memoPrefix}/lds-in/${proxy.ips.join(',')}|${proxy.namespace}|${labels}/${name}`, () => {
       const listener = buildServerListener(push, proxy, name, this.serverHttpFilters, this.mtls !== undefined);
-      return listener ? encodeMessage(TypeUrl.Listener, listener) : undefined;
+      return listener ? encodeResource(TypeUrl.Listener, name, listener) : undefined;
     });
   }
 
@@ -102,7 +102,7 @@ export class GrpcGenerator implements XdsGenerator {
       const target = this.target(push, name);
       if (!target) return undefined;
       const routeName = outboundClusterName(target.port.number, '', target.service.hostname);
-      return encodeMessage(TypeUrl.Listener, {
+      return encodeResource(TypeUrl.Listener, name, {
         name,
         api_listener: {
           api_listener: {
@@ -127,7 +127,7 @@ export class GrpcGenerator implements XdsGenerator {
       const service = push.service(parsed.host);
       const port = service?.ports.find((p) => p.number === parsed.port);
       if (!service || !port) return undefined;
-      return encodeMessage(TypeUrl.RouteConfiguration, {
+      return encodeResource(TypeUrl.RouteConfiguration, name, {
         name,
         virtual_hosts: [buildVirtualHost(push, proxy, service, port, { forGrpc: true })],
       });
@@ -147,7 +147,7 @@ export class GrpcGenerator implements XdsGenerator {
       if (!service || !port) return new Map<string, Buffer>();
       const mtls = this.mtls && { options: this.mtls, source: 'certificate-provider' as const };
       const clusters = buildOutboundClusters(push, proxy, service, port, { forGrpc: true, mtls });
-      return new Map(clusters.map((c) => [c.name as string, encodeMessage(TypeUrl.Cluster, c)]));
+      return new Map(clusters.map((c) => [c.name as string, encodeResource(TypeUrl.Cluster, c.name as string, c)]));
     });
     return all.get(name);
   }
@@ -156,7 +156,7 @@ export class GrpcGenerator implements XdsGenerator {
     const host = parseClusterName(name)?.host ?? '';
     return push.cached('eds', `${this.memoPrefix}/${proxy.namespace}/${JSON.stringify(proxy.labels)}/${name}`, [`host:${host}`], () => {
       const cla = buildLoadAssignment(push, proxy, name, this.endpointContributors);
-      return cla ? encodeMessage(TypeUrl.ClusterLoadAssignment, cla) : undefined;
+      return cla ? encodeResource(TypeUrl.ClusterLoadAssignment, name, cla) : undefined;
     });
   }
 }

@@ -1,6 +1,6 @@
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import { encodeMessage } from '../../xds/protos';
+import { encodeResource } from '../../xds/body-interning';
 import { TypeUrl } from '../../xds/type-urls';
 import { GenerateRequest, XdsGenerator, XdsResource } from '../api';
 import { sidecarScope } from '../sidecar/scope';
@@ -26,7 +26,7 @@ export class NameTableGenerator implements XdsGenerator {
     // The table depends on the services in scope, the proxy's namespace (short names) and network (endpoints).
     const scope = proxy.type === 'router' ? `router|${proxy.namespace}` : sidecarScope(push, proxy).key;
     const key = `nds/${scope}/${proxy.namespace}/${proxy.metadata.NETWORK ?? ''}`;
-    return push.memoize(key, () => encodeMessage(TypeUrl.NameTable, buildNameTable(push, proxy)));
+    return push.memoize(key, () => encodeResource(TypeUrl.NameTable, NAME_TABLE_RESOURCE, buildNameTable(push, proxy)));
   }
 }
 

@@ -19,22 +19,26 @@ export const INBOUND_PASSTHROUGH_BIND = '127.0.0.6';
 
 export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
-  // Clusters read every service of the scope and their DestinationRules; DNS clusters also
-  // carry their endpoints. With mTLS they read PeerAuthentications (auto mTLS) and every
-  // service's endpoints (the service accounts clients accept).
-  const hostDependencies = scope.services.filter((s) => ctx.mtls || s.resolution !== 'STATIC').map((s) => `host:${s.hostname}`);
-  const dependencies = ['services', 'kind:DestinationRule', ...(ctx.mtls ? ['kind:PeerAuthentication'] : []), ...hostDependencies];
-  const outbound = push.cached('cds', `${ctx.memoPrefix}/out/${configKey(push, proxy, scope)}`, dependencies, () =>
-    encodeNamed(
-      TypeUrl.Cluster,
-      scope.services.flatMap((service) =>
-        service.ports.flatMap((port) =>
-          buildOutboundClusters(push, proxy, service, port, {
-            forGrpc: false,
-            contributors: ctx.clusters,
-            endpointContributors: ctx.endpoints,
-            mtls: ctx.mtls && { options: ctx.mtls, source: 'sds' },
-          }),
+  const key = configKey(push, proxy, scope);
+  // Cached per service, so a change to one service rebuilds its clusters only. A service's
+  // clusters read the service, the DestinationRules (for its host) and its endpoints (DNS
+  // clusters carry them; with mTLS, the service accounts clients accept), which `host:`
+  // covers, and with mTLS the PeerAuthentications (auto mTLS). The list itself follows the
+  // scope's services and is rebuilt each push.
+  const dependencies = ['kind:DestinationRule', ...(ctx.mtls ? ['kind:PeerAuthentication'] : [])];
+  const outbound = push.memoize(`${ctx.memoPrefix}/out/${key}`, () =>
+    scope.services.flatMap((service) =>
+      push.cached('cds', `${ctx.memoPrefix}/out/${key}/${service.hostname}`, [`host:${service.hostname}`, ...dependencies], () =>
+        encodeNamed(
+          TypeUrl.Cluster,
+          service.ports.flatMap((port) =>
+            buildOutboundClusters(push, proxy, service, port, {
+              forGrpc: false,
+              contributors: ctx.clusters,
+              endpointContributors: ctx.endpoints,
+              mtls: ctx.mtls && { options: ctx.mtls, source: 'sds' },
+            }),
+          ),
         ),
       ),
     ),

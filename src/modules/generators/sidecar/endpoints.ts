@@ -3,7 +3,7 @@ import { resourceKey } from '../../config/resource';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
-import { encodeMessage } from '../../xds/protos';
+import { encodeResource } from '../../xds/body-interning';
 import { TypeUrl } from '../../xds/type-urls';
 import { XdsResource } from '../api';
 import { buildLoadAssignment } from '../common';
@@ -22,7 +22,7 @@ export function sidecarEndpoints(ctx: SidecarContext, push: PushContext, proxy: 
     const dr = parsed.subset ? push.destinationRuleFor(parsed.host, proxy) : undefined;
     const body = push.cached('eds', `${ctx.memoPrefix}/${name}/${dr ? resourceKey(dr) : ''}`, [`host:${parsed.host}`], () => {
       const cla = buildLoadAssignment(push, proxy, name, ctx.endpoints);
-      return cla ? encodeMessage(TypeUrl.ClusterLoadAssignment, cla) : undefined;
+      return cla ? encodeResource(TypeUrl.ClusterLoadAssignment, name, cla) : undefined;
     });
     if (body) out.push({ name, body });
   }

@@ -1,5 +1,5 @@
 import { MtlsOptions, ResolvedMtlsOptions } from '../../security/mtls';
-import { encodeMessage } from '../../xds/protos';
+import { encodeResource } from '../../xds/body-interning';
 import {
   ClusterContributor, EndpointContributor, HttpConnectionManagerContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
 } from '../api';
@@ -29,7 +29,10 @@ export interface SidecarContext extends Omit<SidecarGeneratorOptions, 'mtls'> {
 
 /** Encodes named plain messages once; the result is what gets memoized and shared. */
 export function encodeNamed(typeUrl: string, messages: readonly Record<string, unknown>[], nameField = 'name'): XdsResource[] {
-  return messages.map((m) => ({ name: String(m[nameField]), body: encodeMessage(typeUrl, m) }));
+  return messages.map((m) => {
+    const name = String(m[nameField]);
+    return { name, body: encodeResource(typeUrl, name, m) };
+  });
 }
 
 /** Resources whose names were asked for (all of them for a wildcard request). */

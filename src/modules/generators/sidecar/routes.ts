@@ -2,7 +2,7 @@
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { TypeUrl } from '../../xds/type-urls';
-import { encodeMessage } from '../../xds/protos';
+import { encodeResource } from '../../xds/body-interning';
 import { XdsResource } from '../api';
 import { buildVirtualHost } from '../common';
 import { PASSTHROUGH_CLUSTER } from './clusters';
@@ -20,7 +20,7 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
   for (const name of names ?? scope.ports.filter((p) => p.http.length > 0).map(routeNameOf)) {
     if (!parseRouteName(name)) continue;
     const body = push.cached('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, () =>
-      encodeMessage(TypeUrl.RouteConfiguration, buildRouteConfiguration(ctx, push, proxy, scope, name)),
+      encodeResource(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(ctx, push, proxy, scope, name)),
     );
     out.push({ name, body });
   }
