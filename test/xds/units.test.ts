@@ -6,6 +6,10 @@ import { mergeChanges, planPush } from '../../src/modules/xds/push-plan';
 import { PushQueue } from '../../src/modules/xds/push-queue';
 import { RateLimiter } from '../../src/modules/xds/rate-limiter';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { encodeResource, internBody } from '../../src/modules/xds/body-interning';
+import { changedSubscription, internNameSet } from '../../src/modules/xds/interning';
+import { WriteBudget } from '../../src/modules/xds/write-budget';
+import { SentResources } from '../../src/modules/xds/sent-resources';
 import { proxyOf, pushOf } from '../helpers/push';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -163,6 +167,99 @@ spec:
       // Two at once, four more at 20 per second: at least ~200 ms.
       expect(Date.now() - started).to.be.at.least(180);
       expect(order).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    });
+  });
+
+  describe('WriteBudget (response bytes in flight)', () => {
+    it('admits writes while they fit, then in arrival order as room comes back', async () => {
+      const budget = new WriteBudget(100);
+      const order: string[] = [];
+      await budget.acquire(60);
+      const b = budget.acquire(50).then(() => order.push('b'));
+      const c = budget.acquire(10).then(() => order.push('c'));
+      await sleep(5);
+      // c would fit, but waits behind b: a large response is not starved by small ones.
+      expect(order).to.deep.equal([]);
+      expect(budget.waiters).to.equal(2);
+      budget.release(60);
+      await Promise.all([b, c]);
+      expect(order).to.deep.equal(['b', 'c']);
+      expect(budget.bytesInFlight).to.equal(60);
+    });
+
+    it('lets a response larger than the whole budget go alone', async () => {
+      const budget = new WriteBudget(100);
+      await budget.acquire(10);
+      let big = false;
+      const pending = budget.acquire(5000).then(() => (big = true));
+      await sleep(5);
+      expect(big).to.equal(false);
+      budget.release(10);
+      await pending;
+      expect(budget.bytesInFlight).to.equal(100);
+      budget.release(5000);
+      expect(budget.bytesInFlight).to.equal(0);
+    });
+  });
+
+  describe('interned bodies and subscriptions', () => {
+    it('hands back the body already known for equal bytes, and a new one for new bytes', () => {
+      const cluster = (timeout: number) => ({ name: 'outbound|80||a.example.com', connect_timeout: { seconds: timeout } });
+      const first = encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(1));
+      const again = encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(1));
+      const other = encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(2));
+      expect(again).to.equal(first);
+      expect(other).to.not.equal(first);
+      expect(other.equals(first)).to.equal(false);
+      // Both variants stay known (proxies of different namespaces may get either).
+      expect(encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(1))).to.equal(first);
+      // The same bytes under another type are another resource.
+      expect(internBody(TypeUrl.Listener, 'outbound|80||a.example.com', Buffer.from(first))).to.not.equal(first);
+    });
+
+    it('shares the subscription after the same change, and leaves the previous one as it was', () => {
+      const before = internNameSet(['a', 'b']);
+      const one = changedSubscription(before, ['c'], ['a']);
+      const two = changedSubscription(internNameSet(['b', 'a']), ['c'], ['a']);
+      expect(two).to.equal(one);
+      expect([...one].sort()).to.deep.equal(['b', 'c']);
+      expect([...before].sort()).to.deep.equal(['a', 'b']);
+      expect(changedSubscription(before, ['d'], [])).to.equal(internNameSet(['d', 'b', 'a']));
+    });
+  });
+
+  describe('SentResources (what a stream was sent)', () => {
+    const body = (text: string) => Buffer.from(text);
+
+    it('behaves as a map across replace, set, delete and settle', () => {
+      const sent = new SentResources();
+      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(body);
+      sent.replace([{ name: 'a', body: a }, { name: 'b', body: b }]);
+      sent.set('c', c);
+      sent.set('b', d);
+      expect(sent.delete('a')).to.equal(true);
+      expect(sent.delete('a')).to.equal(false);
+      expect(sent.size).to.equal(2);
+      expect(sent.get('b')).to.equal(d);
+      expect(sent.has('a')).to.equal(false);
+      expect([...sent.keys()]).to.deep.equal(['b', 'c']);
+      sent.settle();
+      expect([...sent]).to.deep.equal([['b', d], ['c', c]]);
+      // Deleting while walking the names, as unsubscribing does.
+      for (const name of sent.keys()) sent.delete(name);
+      expect(sent.size).to.equal(0);
+    });
+
+    it('folds many new names into its index, keeping every entry', () => {
+      const sent = new SentResources();
+      const many = Array.from({ length: 100 }, (_, i) => ({ name: `n${i}`, body: body(String(i)) }));
+      for (const r of many) sent.set(r.name, r.body);
+      sent.settle();
+      sent.set('late', body('late'));
+      sent.settle();
+      expect(sent.size).to.equal(101);
+      expect([...sent.keys()].slice(-2)).to.deep.equal(['n99', 'late']);
+      expect(sent.get('n42')).to.equal(many[42].body);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { Proxy } from '../model/proxy';
+import { SentResources } from './sent-resources';
 import { XdsTypeUrl } from './type-urls';
 
 /** What one stream has asked for and been sent, per resource type. */
@@ -12,14 +13,14 @@ export interface WatchState {
   /** Last NACK message while the proxy still rejects this type. */
   rejected?: string;
   /** Name → body last sent: lets a push skip what the proxy already has, and drives delta removals. */
-  sent: Map<string, Buffer>;
+  sent: SentResources;
   /** When the last response was written. */
   sentAt?: number;
   ackedAt?: number;
 }
 
 export function newWatchState(names: Set<string> | undefined): WatchState {
-  return { names, nonceSent: '', versionSent: '', nonceAcked: '', versionAcked: '', sent: new Map() };
+  return { names, nonceSent: '', versionSent: '', nonceAcked: '', versionAcked: '', sent: new SentResources() };
 }
 
 /**

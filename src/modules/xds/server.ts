@@ -13,6 +13,7 @@ import { RateLimiter } from './rate-limiter';
 import { structToJson } from './struct';
 import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from './type-urls';
 import { resourceVersion } from './versions';
+import { SentResources } from './sent-resources';
 import { WriteBudget } from './write-budget';
 import {
   decodeDeltaDiscoveryRequest,
@@ -385,6 +386,7 @@ export class XdsServer {
       watch = newWatchState(wildcard ? undefined : internNameSet(subscribe));
       // What the proxy already has (after a reconnect) need not be sent again.
       for (const [name, version] of Object.entries(req.initial_resource_versions ?? {})) watch.sent.set(name, versionMarker(version));
+      watch.sent.settle();
       state.conn.watched.set(typeUrl, watch);
       await this.respond(state, typeUrl, watch, await this.push(), 'all', true);
       return;
@@ -483,8 +485,11 @@ export class XdsServer {
       const out = fullState || requested ? resources : changed;
       sending = out;
       encode = () => {
-        if (fullState) watch.sent = new Map(resources.map((r) => [r.name, r.body]));
-        else for (const r of out) watch.sent.set(r.name, r.body);
+        if (fullState) watch.sent.replace(resources);
+        else {
+          for (const r of out) watch.sent.set(r.name, r.body);
+          watch.sent.settle();
+        }
         return encodeDiscoveryResponse(typeUrl, push.version, nonce, out, this.options.controlPlaneId);
       };
     } else {
@@ -521,6 +526,7 @@ export class XdsServer {
       encode = () => {
         for (const r of changed) watch.sent.set(r.name, r.body);
         for (const n of removed) watch.sent.delete(n);
+        watch.sent.settle();
         return encodeDeltaDiscoveryResponse(typeUrl, push.version, nonce, changed, removed, this.options.controlPlaneId);
       };
     }
@@ -609,7 +615,7 @@ function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, r
 }
 
 /** How many of `resources` the proxy was sent (under the same name). */
-function countSent(sent: ReadonlyMap<string, Buffer>, resources: readonly XdsResource[]): number {
+function countSent(sent: SentResources, resources: readonly XdsResource[]): number {
   let n = 0;
   for (const r of resources) if (sent.has(r.name)) n += 1;
   return n;
@@ -626,7 +632,7 @@ function sameBody(a: Buffer | undefined, b: Buffer): boolean {
   return a !== undefined && (a === b || a.equals(b));
 }
 
-function hasRemovals(sent: Map<string, Buffer>, resources: readonly XdsResource[]): boolean {
+function hasRemovals(sent: SentResources, resources: readonly XdsResource[]): boolean {
   if (sent.size !== resources.length) return true;
   for (const r of resources) if (!sent.has(r.name)) return true;
   return false;

@@ -58,6 +58,27 @@ export interface DeltaResource extends EncodedResource {
   version: string;
 }
 
+/**
+ * `resources` entries of delta responses (field 2, a Resource { version = 1; resource = 2;
+ * name = 3 }), built once per body like framedResource: a body's name and version do not
+ * change, and the version is a hash of the body.
+ */
+const framedDelta = new WeakMap<Buffer, { name: string; version: string; framed: Buffer }>();
+
+function framedDeltaResource(typeUrl: string, r: DeltaResource): Buffer {
+  const known = framedDelta.get(r.body);
+  if (known && known.name === r.name && known.version === r.version) return known.framed;
+  const w = protobuf.Writer.create();
+  w.uint32((2 << 3) | 2).fork();
+  w.uint32((1 << 3) | 2).string(r.version);
+  writeAny(w, 2, typeUrl, r.body);
+  w.uint32((3 << 3) | 2).string(r.name);
+  w.ldelim();
+  const framed = asBuffer(w.finish());
+  framedDelta.set(r.body, { name: r.name, version: r.version, framed });
+  return framed;
+}
+
 /** envoy.service.discovery.v3.DeltaDiscoveryResponse */
 export function encodeDeltaDiscoveryResponse(
   typeUrl: string,
@@ -67,21 +88,17 @@ export function encodeDeltaDiscoveryResponse(
   removed: readonly string[],
   controlPlane: string,
 ): Buffer {
-  const w = protobuf.Writer.create();
-  w.uint32((1 << 3) | 2).string(systemVersion);
-  for (const r of resources) {
-    // Resource { version = 1; resource = 2; name = 3 }
-    w.uint32((2 << 3) | 2).fork();
-    w.uint32((1 << 3) | 2).string(r.version);
-    writeAny(w, 2, typeUrl, r.body);
-    w.uint32((3 << 3) | 2).string(r.name);
-    w.ldelim();
-  }
-  w.uint32((4 << 3) | 2).string(typeUrl);
-  w.uint32((5 << 3) | 2).string(nonce);
-  for (const name of removed) w.uint32((6 << 3) | 2).string(name);
-  writeControlPlane(w, 7, controlPlane);
-  return asBuffer(w.finish());
+  const head = protobuf.Writer.create();
+  head.uint32((1 << 3) | 2).string(systemVersion);
+  const tail = protobuf.Writer.create();
+  tail.uint32((4 << 3) | 2).string(typeUrl);
+  tail.uint32((5 << 3) | 2).string(nonce);
+  for (const name of removed) tail.uint32((6 << 3) | 2).string(name);
+  writeControlPlane(tail, 7, controlPlane);
+  const parts: Buffer[] = [asBuffer(head.finish())];
+  for (const r of resources) parts.push(framedDeltaResource(typeUrl, r));
+  parts.push(asBuffer(tail.finish()));
+  return Buffer.concat(parts);
 }
 
 /** config.core.v3.ControlPlane { identifier = 1 } */

@@ -1,0 +1,114 @@
+/**
+ * What one stream was sent of one type: name → body, for thousands of names and thousands of
+ * streams at once.
+ *
+ * A Map per stream costs about 48 bytes per entry; at 2,000 proxies with 2,400 clusters and
+ * 2,400 load assignments each that is half a gigabyte. Proxies of one mesh mostly hold the
+ * same names in the same order, so the names and their positions live in a shared index and
+ * a stream keeps only an array of bodies (8 bytes per entry), plus a small map of the names
+ * outside its index. `settle()` moves those in when they become many.
+ */
+interface NameIndex {
+  readonly names: readonly string[];
+  readonly positions: ReadonlyMap<string, number>;
+}
+
+const EMPTY_INDEX: NameIndex = { names: [], positions: new Map() };
+const indexes = new Map<string, WeakRef<NameIndex>>();
+const forgetIndex = new FinalizationRegistry<string>((key) => {
+  if (indexes.get(key)?.deref() === undefined) indexes.delete(key);
+});
+
+/** The shared index of exactly these names in this order. */
+function nameIndex(names: readonly string[]): NameIndex {
+  if (names.length === 0) return EMPTY_INDEX;
+  const key = names.join('\n');
+  const known = indexes.get(key)?.deref();
+  if (known) return known;
+  const index: NameIndex = { names, positions: new Map(names.map((n, i) => [n, i])) };
+  indexes.set(key, new WeakRef(index));
+  forgetIndex.register(index, key);
+  return index;
+}
+
+/** Names outside the index beyond which `settle()` rebuilds it (and the share of the total). */
+const SETTLE_MIN_EXTRA = 16;
+const SETTLE_SHARE = 0.1;
+
+export class SentResources implements Iterable<[string, Buffer]> {
+  private index: NameIndex = EMPTY_INDEX;
+  /** Parallel to `index.names`; undefined where that name is not held. */
+  private bodies: (Buffer | undefined)[] = [];
+  private held = 0;
+  private extra: Map<string, Buffer> | undefined;
+
+  get size(): number {
+    return this.held + (this.extra?.size ?? 0);
+  }
+
+  get(name: string): Buffer | undefined {
+    const at = this.index.positions.get(name);
+    return at !== undefined ? this.bodies[at] : this.extra?.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(name: string, body: Buffer): void {
+    const at = this.index.positions.get(name);
+    if (at === undefined) {
+      (this.extra ??= new Map()).set(name, body);
+      return;
+    }
+    if (this.bodies[at] === undefined) this.held += 1;
+    this.bodies[at] = body;
+  }
+
+  delete(name: string): boolean {
+    const at = this.index.positions.get(name);
+    if (at === undefined) return this.extra?.delete(name) ?? false;
+    if (this.bodies[at] === undefined) return false;
+    this.bodies[at] = undefined;
+    this.held -= 1;
+    return true;
+  }
+
+  /** Holds exactly `resources` from now on (a state-of-the-world response). */
+  replace(resources: readonly { name: string; body: Buffer }[]): void {
+    const names = this.index.names;
+    const sameNames = names.length === resources.length && resources.every((r, i) => r.name === names[i]);
+    if (!sameNames) this.index = nameIndex(resources.map((r) => r.name));
+    this.bodies = resources.map((r) => r.body);
+    this.held = resources.length;
+    this.extra = undefined;
+  }
+
+  /** After a batch of changes: folds the names outside the index in when they are many. */
+  settle(): void {
+    const extra = this.extra?.size ?? 0;
+    if (extra === 0) {
+      this.extra = undefined;
+      return;
+    }
+    if (extra >= SETTLE_MIN_EXTRA && extra >= this.size * SETTLE_SHARE) this.replace([...this].map(([name, body]) => ({ name, body })));
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this) yield name;
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, Buffer]> {
+    const { names } = this.index;
+    const bodies = this.bodies;
+    for (let i = 0; i < names.length; i++) {
+      const body = bodies[i];
+      if (body !== undefined) yield [names[i], body];
+    }
+    if (this.extra) yield* this.extra;
+  }
+
+  entries(): IterableIterator<[string, Buffer]> {
+    return this[Symbol.iterator]();
+  }
+}
