@@ -8,7 +8,7 @@ import { RateLimiter } from '../../src/modules/xds/rate-limiter';
 import { TypeUrl } from '../../src/modules/xds/type-urls';
 import { encodeResource, internBody } from '../../src/modules/xds/body-interning';
 import { changedSubscription, internNameSet } from '../../src/modules/xds/interning';
-import { WriteBudget } from '../../src/modules/xds/write-budget';
+import { Semaphore } from '../../src/modules/shared/semaphore';
 import { SentResources } from '../../src/modules/xds/sent-resources';
 import { proxyOf, pushOf } from '../helpers/push';
 
@@ -170,9 +170,9 @@ spec:
     });
   });
 
-  describe('WriteBudget (response bytes in flight)', () => {
+  describe('Semaphore (response bytes in flight, responses in preparation)', () => {
     it('admits writes while they fit, then in arrival order as room comes back', async () => {
-      const budget = new WriteBudget(100);
+      const budget = new Semaphore(100);
       const order: string[] = [];
       await budget.acquire(60);
       const b = budget.acquire(50).then(() => order.push('b'));
@@ -184,11 +184,11 @@ spec:
       budget.release(60);
       await Promise.all([b, c]);
       expect(order).to.deep.equal(['b', 'c']);
-      expect(budget.bytesInFlight).to.equal(60);
+      expect(budget.inUse).to.equal(60);
     });
 
     it('lets a response larger than the whole budget go alone', async () => {
-      const budget = new WriteBudget(100);
+      const budget = new Semaphore(100);
       await budget.acquire(10);
       let big = false;
       const pending = budget.acquire(5000).then(() => (big = true));
@@ -196,9 +196,9 @@ spec:
       expect(big).to.equal(false);
       budget.release(10);
       await pending;
-      expect(budget.bytesInFlight).to.equal(100);
+      expect(budget.inUse).to.equal(100);
       budget.release(5000);
-      expect(budget.bytesInFlight).to.equal(0);
+      expect(budget.inUse).to.equal(0);
     });
   });
 

@@ -63,7 +63,7 @@ class CountingObserver implements XdsObserver {
   }
 }
 
-describe('xDS responses under a write budget smaller than one response', function () {
+describe('xDS responses under a write budget smaller than one response, two in preparation at a time', function () {
   this.timeout(30_000);
   const CLUSTERS = 40;
   let server: XdsServer;
@@ -86,6 +86,8 @@ describe('xDS responses under a write budget smaller than one response', functio
       newStreamsPerSecond: 10_000,
       // Each response is about 650 KiB: every one has to wait for the others to be written.
       maxBytesInFlight: 64 * 1024,
+      // And only two are generated at a time.
+      maxResponsesInPreparation: 2,
       controlPlaneId: 'test',
       logger: logging.scope('ads'),
       observer,

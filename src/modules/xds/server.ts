@@ -14,7 +14,7 @@ import { structToJson } from './struct';
 import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from './type-urls';
 import { resourceVersion } from './versions';
 import { SentResources } from './sent-resources';
-import { WriteBudget } from './write-budget';
+import { Semaphore } from '../shared/semaphore';
 import {
   decodeDeltaDiscoveryRequest,
   decodeDiscoveryRequest,
@@ -37,8 +37,10 @@ export interface XdsServerOptions {
   /** Undefined = unlimited. */
   maxConnectionAgeMs?: number;
   pushConcurrency: number;
-  /** Response bytes being written at once, across all streams (see WriteBudget). */
+  /** Response bytes being written at once, across all streams. */
   maxBytesInFlight?: number;
+  /** Responses being generated and encoded at once, across all streams. */
+  maxResponsesInPreparation?: number;
   /** New streams admitted per second (PILOT_MAX_REQUESTS_PER_SECOND). */
   newStreamsPerSecond: number;
   /** Identifier sent as `control_plane.identifier`. */
@@ -90,6 +92,8 @@ const WRITE_TIMEOUT_MS = 30_000;
  * enough that a connect storm of thousands of proxies costs memory by this, not by their number.
  */
 const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+/** Enough to overlap generation with writing on a few cores. */
+const DEFAULT_RESPONSES_IN_PREPARATION = 16;
 
 /**
  * The ADS server (DESIGN.md §2): speaks state-of-the-world and delta xDS, tracks versions,
@@ -101,12 +105,20 @@ export class XdsServer {
   private readonly states = new Map<XdsConnection, ConnectionState>();
   private readonly queue: PushQueue;
   private readonly admission: RateLimiter;
-  private readonly budget: WriteBudget;
+  /**
+   * Memory bounds for thousands of streams asking at once (a connect storm): a response is
+   * generated only with one of a few preparation slots, encoded only when its bytes fit in the
+   * write budget, and its slot is free again as soon as its write has started; its bytes when
+   * the socket has them. A slow reader holds only its bytes, never a slot.
+   */
+  private readonly preparing: Semaphore;
+  private readonly budget: Semaphore;
 
   constructor(private readonly options: XdsServerOptions) {
     this.queue = new PushQueue(options.pushConcurrency);
     this.admission = new RateLimiter(options.newStreamsPerSecond);
-    this.budget = new WriteBudget(options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
+    this.preparing = new Semaphore(options.maxResponsesInPreparation ?? DEFAULT_RESPONSES_IN_PREPARATION);
+    this.budget = new Semaphore(options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
   }
 
   /** Binds the plaintext `host:port` (port 0 picks one) and resolves with the bound port. */
@@ -442,6 +454,30 @@ export class XdsServer {
     requested: boolean,
     keepRemoved = false,
   ): Promise<{ wrote: boolean; kept: boolean }> {
+    await this.preparing.acquire();
+    let prepared = false;
+    const donePreparing = () => {
+      if (prepared) return;
+      prepared = true;
+      this.preparing.release();
+    };
+    try {
+      return await this.prepareAndSend(state, typeUrl, watch, push, scope, requested, keepRemoved, donePreparing);
+    } finally {
+      donePreparing();
+    }
+  }
+
+  private async prepareAndSend(
+    state: ConnectionState,
+    typeUrl: XdsTypeUrl,
+    watch: WatchState,
+    push: PushContext,
+    scope: PushPlan extends Map<XdsTypeUrl, infer S> ? S : never,
+    requested: boolean,
+    keepRemoved: boolean,
+    donePreparing: () => void,
+  ): Promise<{ wrote: boolean; kept: boolean }> {
     const { conn } = state;
     const short = SHORT_TYPE[typeUrl];
     const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
@@ -534,7 +570,10 @@ export class XdsServer {
     await this.budget.acquire(reserved);
     try {
       if (state.closed) return nothing;
-      return await this.send(state, typeUrl, watch, push, nonce, encode(), resources.length, buildSeconds, kept);
+      // send() hands the response to the stream before its first await.
+      const sent = this.send(state, typeUrl, watch, push, nonce, encode(), resources.length, buildSeconds, kept);
+      donePreparing();
+      return await sent;
     } finally {
       this.budget.release(reserved);
     }

@@ -1,0 +1,41 @@
+/**
+ * A weighted semaphore: work takes `weight` units of a fixed capacity and waits, in arrival
+ * order, until they are free. A request heavier than the whole capacity goes alone, when
+ * nothing else holds any.
+ *
+ * The xDS server uses two: the bytes of responses written but not yet on the socket, and the
+ * number of responses being generated (see XdsServer).
+ */
+export class Semaphore {
+  private taken = 0;
+  private readonly waiting: { weight: number; resolve: () => void }[] = [];
+
+  constructor(readonly capacity: number) {}
+
+  /** Resolves when `weight` units are taken; the caller must `release` the same weight. */
+  acquire(weight = 1): Promise<void> {
+    const want = Math.min(weight, this.capacity);
+    if (this.waiting.length === 0 && this.taken + want <= this.capacity) {
+      this.taken += want;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push({ weight: want, resolve }));
+  }
+
+  release(weight = 1): void {
+    this.taken -= Math.min(weight, this.capacity);
+    while (this.waiting.length > 0 && this.taken + this.waiting[0].weight <= this.capacity) {
+      const next = this.waiting.shift()!;
+      this.taken += next.weight;
+      next.resolve();
+    }
+  }
+
+  get inUse(): number {
+    return this.taken;
+  }
+
+  get waiters(): number {
+    return this.waiting.length;
+  }
+}
