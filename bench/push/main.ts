@@ -55,8 +55,9 @@ const USAGE = `usage: npm run bench:push -- [options]
   --ramp-ms N                spread the initial stream starts over N ms (default 0: all at once)
   --window BYTES             clients' HTTP/2 flow-control window per stream and connection (default 64 MiB,
                              Envoy-like; 0 = grpc-js's 64 KiB, which throttles big responses)
-  --delta                    incremental (delta) ADS clients, as Envoy uses when MESH_DELTA_XDS is on (the default);
-                             without it, state-of-the-world clients
+  --delta                    incremental (delta) ADS clients, as Envoy uses when MESH_DELTA_XDS is on (the
+                             daemon's default, so the bench's too)
+  --sotw                     state-of-the-world ADS clients instead (MESH_DELTA_XDS=false proxies)
   --json                     print the results as JSON instead of tables
   --keep                     keep the temp dir (generated config, daemon log)
   --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
@@ -77,7 +78,7 @@ function parseOptions(argv: string[]): Options {
     pushTimeoutMs: 300_000,
     rampMs: 0,
     windowBytes: 64 * 1024 * 1024,
-    delta: false,
+    delta: true,
     json: false,
     keep: false,
     cpuProf: false,
@@ -102,6 +103,7 @@ function parseOptions(argv: string[]): Options {
       process.exit(0);
     } else if (flag === '--json') o.json = true;
     else if (flag === '--delta') o.delta = true;
+    else if (flag === '--sotw') o.delta = false;
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
     else if (flag === '--heap-snapshot') o.heapSnapshot = o.keep = true;
