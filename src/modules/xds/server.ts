@@ -84,6 +84,17 @@ interface ConnectionState {
   abortWrite?: () => void;
 }
 
+/** What respond() was asked to send. */
+interface ResponseToPrepare {
+  state: ConnectionState;
+  typeUrl: XdsTypeUrl;
+  watch: WatchState;
+  push: PushContext;
+  scope: PushPlan extends Map<XdsTypeUrl, infer S> ? S : never;
+  requested: boolean;
+  keepRemoved: boolean;
+}
+
 const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 /** A response gRPC has not taken after this long counts in pilot_xds_write_timeout. */
 const WRITE_TIMEOUT_MS = 30_000;
@@ -450,7 +461,7 @@ export class XdsServer {
     typeUrl: XdsTypeUrl,
     watch: WatchState,
     push: PushContext,
-    scope: PushPlan extends Map<XdsTypeUrl, infer S> ? S : never,
+    scope: ResponseToPrepare['scope'],
     requested: boolean,
     keepRemoved = false,
   ): Promise<{ wrote: boolean; kept: boolean }> {
@@ -462,22 +473,15 @@ export class XdsServer {
       this.preparing.release();
     };
     try {
-      return await this.prepareAndSend(state, typeUrl, watch, push, scope, requested, keepRemoved, donePreparing);
+      return await this.prepareAndSend({ state, typeUrl, watch, push, scope, requested, keepRemoved }, donePreparing);
     } finally {
       donePreparing();
     }
   }
 
-  private async prepareAndSend(
-    state: ConnectionState,
-    typeUrl: XdsTypeUrl,
-    watch: WatchState,
-    push: PushContext,
-    scope: PushPlan extends Map<XdsTypeUrl, infer S> ? S : never,
-    requested: boolean,
-    keepRemoved: boolean,
-    donePreparing: () => void,
-  ): Promise<{ wrote: boolean; kept: boolean }> {
+  /** Builds, encodes and writes one response; calls `donePreparing` once its write has started. */
+  private async prepareAndSend(response: ResponseToPrepare, donePreparing: () => void): Promise<{ wrote: boolean; kept: boolean }> {
+    const { state, typeUrl, watch, push, scope, requested, keepRemoved } = response;
     const { conn } = state;
     const short = SHORT_TYPE[typeUrl];
     const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
