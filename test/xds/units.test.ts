@@ -241,6 +241,10 @@ spec:
       expect(sent.delete('a')).to.equal(false);
       expect(sent.size).to.equal(2);
       expect(sent.get('b')).to.equal(d);
+      // By position in a list: the index's own order, or any other.
+      expect(sent.getAt(1, 'b')).to.equal(d);
+      expect(sent.getAt(0, 'c')).to.equal(c);
+      expect(sent.getAt(5, 'a')).to.equal(undefined);
       expect(sent.has('a')).to.equal(false);
       expect([...sent.keys()]).to.deep.equal(['b', 'c']);
       sent.settle();

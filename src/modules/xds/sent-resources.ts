@@ -51,6 +51,14 @@ export class SentResources implements Iterable<[string, Buffer]> {
     return at !== undefined ? this.bodies[at] : this.extra?.get(name);
   }
 
+  /**
+   * `get(name)` for the `position`th resource of a list: lists mostly come in the index's own
+   * order, and then no map is read at all.
+   */
+  getAt(position: number, name: string): Buffer | undefined {
+    return this.index.names[position] === name ? this.bodies[position] : this.get(name);
+  }
+
   has(name: string): boolean {
     return this.get(name) !== undefined;
   }

@@ -519,7 +519,7 @@ export class XdsServer {
     let encode: () => Buffer;
     if (conn.protocol === 'sotw') {
       const fullState = isStateOfTheWorldType(typeUrl);
-      const changed = resources.filter((r) => !sameBody(watch.sent.get(r.name), r.body));
+      const changed = resources.filter((r, i) => !sameBody(watch.sent.getAt(i, r.name), r.body));
       if (!requested && changed.length === 0 && !(fullState && hasRemovals(watch.sent, resources))) return { wrote: false, kept };
       // LDS and CDS responses must list every resource; RDS and EDS only what changed.
       const out = fullState || requested ? resources : changed;
@@ -537,8 +537,9 @@ export class XdsServer {
       // body-interning) an identity check, so a push to thousands of proxies stays cheap.
       const changed: DeltaResource[] = [];
       let known = 0;
-      for (const r of resources) {
-        const had = watch.sent.get(r.name);
+      for (let i = 0; i < resources.length; i++) {
+        const r = resources[i];
+        const had = watch.sent.getAt(i, r.name);
         if (had !== undefined) {
           known += 1;
           if (had === r.body) continue;
@@ -660,7 +661,7 @@ function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, r
 /** How many of `resources` the proxy was sent (under the same name). */
 function countSent(sent: SentResources, resources: readonly XdsResource[]): number {
   let n = 0;
-  for (const r of resources) if (sent.has(r.name)) n += 1;
+  for (let i = 0; i < resources.length; i++) if (sent.getAt(i, resources[i].name) !== undefined) n += 1;
   return n;
 }
 
@@ -677,6 +678,5 @@ function sameBody(a: Buffer | undefined, b: Buffer): boolean {
 
 function hasRemovals(sent: SentResources, resources: readonly XdsResource[]): boolean {
   if (sent.size !== resources.length) return true;
-  for (const r of resources) if (!sent.has(r.name)) return true;
-  return false;
+  return countSent(sent, resources) < resources.length;
 }
