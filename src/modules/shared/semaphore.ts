@@ -3,8 +3,9 @@
  * order, until they are free. A request heavier than the whole capacity goes alone, when
  * nothing else holds any.
  *
- * The xDS server uses two: the bytes of responses written but not yet on the socket, and the
- * number of responses being generated (see XdsServer).
+ * The xDS server bounds three things with it: proxy pushes running at once (PushQueue), the
+ * responses being generated, and the bytes of responses written but not yet on the socket
+ * (see XdsServer).
  */
 export class Semaphore {
   private taken = 0;

@@ -1,3 +1,5 @@
+import { Semaphore } from '../shared/semaphore';
+
 /**
  * Bounded concurrency for proxy pushes (PILOT_PUSH_THROTTLE): a push to one proxy is a job;
  * at most `limit` run at once; the rest wait in FIFO order. A proxy has at most one queued
@@ -5,27 +7,26 @@
  * accumulates a backlog.
  */
 export class PushQueue {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: Semaphore;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.slots = new Semaphore(limit);
+  }
 
   async run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running += 1;
+    await this.slots.acquire();
     // Let I/O (acks, writes, /ready) run between jobs: a push to thousands of proxies must
     // not hold the event loop from start to end.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       return await job();
     } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
+      this.slots.release();
     }
   }
 
   get depth(): number {
-    return this.waiting.length;
+    return this.slots.waiters;
   }
 }
 
