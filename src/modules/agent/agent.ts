@@ -12,7 +12,8 @@ import * as grpc from '@grpc/grpc-js';
 import { ScopedLogger } from '../logging';
 import { BuiltInProxy } from '../proxy/builtin-proxy';
 import { BUILTIN_HTTP_FILTERS, BUILTIN_NETWORK_FILTERS } from '../proxy/builtin-filters';
-import type { AdsNode } from '../proxy/xds/ads-client';
+import type { AdsNode } from '../proxy/xds/xds-client';
+import { AgentMetrics } from './metrics';
 import { BuiltInAdminServer } from './builtin-admin';
 import { ProxyConfig } from './proxy-config';
 import { AgentSecurity, AgentSecurityOptions } from './security/agent-security';
@@ -52,6 +53,8 @@ export interface AgentOptions {
   onProxyExit?: (message: string) => void;
   /** DNS_PROXY_ADDR and DNS_FORWARD_PARALLEL; the proxy runs when node metadata DNS_CAPTURE or ENABLE_DNS_SERVER is true. */
   dns: { address: string; forwardParallel: boolean };
+  /** GRPC_KEEPALIVE_INTERVAL and GRPC_KEEPALIVE_TIMEOUT: how soon a daemon that stopped answering is noticed. */
+  keepalive?: { intervalMs: number; timeoutMs: number };
 }
 
 export class Agent {
@@ -67,6 +70,7 @@ export class Agent {
   private draining = false;
   private proxyless = false;
   private stopped = false;
+  readonly metrics = new AgentMetrics();
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -83,7 +87,7 @@ export class Agent {
     if (mutualTls && !this.options.security) throw new AgentStartError('controlPlaneAuthPolicy MUTUAL_TLS needs the workload certificate settings');
 
     // With Envoy, Envoy owns PROXY_STATUS_PORT and forwards readiness to the agent's statusPort.
-    this.status = new StatusServer({ notReadyReason: () => this.notReadyReason() }, { appProbers: this.options.appProbers });
+    this.status = new StatusServer({ notReadyReason: () => this.notReadyReason() }, { appProbers: this.options.appProbers, metrics: this.metrics });
     const statusPort = await this.status.start('', envoy ? proxyConfig.statusPort : this.options.statusPort);
     log.info(`status server listening on :${statusPort} (/healthz/ready)`);
 
@@ -126,9 +130,13 @@ export class Agent {
     const socket = xdsSocketPath(proxyConfig.configPath);
     this.xdsProxy = new XdsProxy({
       socketPath: socket,
+      events: this.metrics.track({ connected: () => this.xdsProxy?.connected() ?? false, disconnectedForMs: () => this.xdsProxy?.disconnectedForMs() ?? 0 }),
       upstreamAddress: proxyConfig.discoveryAddress,
       upstreamCredentials: () => (mutualTls && security ? security.xdsCredentials() : grpc.credentials.createInsecure()),
-      channelOptions: mutualTls && serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {},
+      channelOptions: {
+        ...keepaliveOptions(this.options.keepalive),
+        ...(mutualTls && serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {}),
+      },
       log: (level, message) => log[level](message),
     });
     await this.xdsProxy.start();
@@ -145,6 +153,8 @@ export class Agent {
       httpFilters: BUILTIN_HTTP_FILTERS,
       networkFilters: BUILTIN_NETWORK_FILTERS,
       sdsSocketPath,
+      // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
+      protocol: this.options.envoy.delta ? 'delta' : 'sotw',
       log: (level, message) => log[level](message),
     });
     this.admin = new BuiltInAdminServer(this.proxy);
@@ -221,7 +231,12 @@ export class Agent {
     const bound = await this.dns.start();
     log.info(`DNS proxy listening on ${bound.host}:${bound.port} (udp, tcp)`);
     const dns = this.dns;
-    this.nameTables = new NameTableClient({ address: discoveryAddress, node, onTable: (t) => dns.update(t), log: dnsLog });
+    this.nameTables = new NameTableClient({
+      address: discoveryAddress,
+      node,
+      onTable: (t) => dns.update(t),
+      log: dnsLog,
+    });
     this.nameTables.start();
   }
 
@@ -235,6 +250,12 @@ export class Agent {
     if (proxy.ready()) return undefined;
     return proxy.connected() ? 'waiting for the first configuration' : `not connected to ${this.options.proxyConfig.discoveryAddress}`;
   }
+}
+
+/** gRPC keepalive toward the daemon, so a daemon that froze or vanished without a reset is noticed. */
+function keepaliveOptions(keepalive: AgentOptions['keepalive']): grpc.ChannelOptions {
+  if (!keepalive) return {};
+  return { 'grpc.keepalive_time_ms': keepalive.intervalMs, 'grpc.keepalive_timeout_ms': keepalive.timeoutMs, 'grpc.keepalive_permit_without_calls': 1 };
 }
 
 /** Envoy's own readiness, from its admin `/ready`. */

@@ -3,7 +3,7 @@
  * metadata NAMESPACE, LABELS (from MESH_METAJSON_LABELS), INSTANCE_IPS, INTERCEPTION_MODE,
  * and every MESH_META_<NAME> variable as <NAME>.
  */
-import type { AdsNode } from '../proxy/xds/ads-client';
+import type { AdsNode } from '../proxy/xds/xds-client';
 import { InterceptionMode } from './proxy-config';
 
 export interface NodeInputs {

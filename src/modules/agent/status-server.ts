@@ -3,7 +3,7 @@
  * behind Envoy's readiness listener): `/healthz/ready` answers 200 once the proxy has applied
  * its first configuration, 503 with the reason before, as `pilot-agent wait` expects; and
  * `/app-health/<container>/<livez|readyz|startupz>` runs the application probe configured in
- * MESH_ORCH_APP_PROBERS.
+ * MESH_ORCH_APP_PROBERS; `/stats/prometheus` serves the agent's own metrics.
  */
 import * as http from 'node:http';
 import { listenOn } from '../monitoring/listen-address';
@@ -18,9 +18,12 @@ export interface Readiness {
 export interface StatusServerOptions extends AppProbeHandlerOptions {
   /** The application's probes (`parseAppProbers(MESH_ORCH_APP_PROBERS)`); none by default. */
   appProbers?: AppProbers;
+  /** The agent's metrics, for `/stats/prometheus`. */
+  metrics?: { contentType: string; metrics(): Promise<string> };
 }
 
 const READY_PATH = '/healthz/ready';
+const METRICS_PATH = '/stats/prometheus';
 
 export class StatusServer {
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
@@ -28,7 +31,7 @@ export class StatusServer {
 
   constructor(
     private readonly readiness: Readiness,
-    options: StatusServerOptions = {},
+    private readonly options: StatusServerOptions = {},
   ) {
     this.appProbes = new AppProbeHandler(options.appProbers ?? new Map(), options);
   }
@@ -45,8 +48,9 @@ export class StatusServer {
     const path = (req.url ?? '/').split('?')[0];
     try {
       if (path === READY_PATH) await this.ready(res);
+      else if (path === METRICS_PATH && this.options.metrics) res.writeHead(200, { 'content-type': this.options.metrics.contentType }).end(await this.options.metrics.metrics());
       else if (this.appProbes.handles(path)) await this.appProbes.handle(path, req, res);
-      else res.writeHead(404, { 'content-type': 'text/plain' }).end(`unknown path ${path}; try ${READY_PATH} or ${'/app-health/<container>/<livez|readyz|startupz>'}\n`);
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end(`unknown path ${path}; try ${READY_PATH}, ${METRICS_PATH} or ${'/app-health/<container>/<livez|readyz|startupz>'}\n`);
     } catch (e) {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`status server error: ${(e as Error).message}\n`);

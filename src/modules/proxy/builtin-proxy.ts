@@ -4,7 +4,7 @@
  * clusters and listeners are applied and every route table they name has arrived.
  */
 import { TypeUrl } from '../xds/type-urls';
-import { AdsClient, AdsNode, ResourceMap } from './xds/ads-client';
+import { AdsNode, ResourceMap, XdsClient, XdsProtocol } from './xds/xds-client';
 import { FilterContext, HttpFilterFactory, NetworkFilterFactory } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';
 import { Router } from './http/router';
@@ -23,7 +23,12 @@ export interface BuiltInProxyOptions {
   httpFilters: readonly HttpFilterFactory[];
   networkFilters: readonly NetworkFilterFactory[];
   log: ProxyLog;
-  credentials?: grpc.ChannelCredentials;
+  /** Asked for on each new channel to the daemon; default plain text. */
+  credentials?: () => grpc.ChannelCredentials;
+  /** Channel options toward the daemon (keepalive...). */
+  channelOptions?: grpc.ChannelOptions;
+  /** `delta` (MESH_DELTA_XDS, as Envoy is bootstrapped) or `sotw`; default `sotw`. */
+  protocol?: XdsProtocol;
   /** The agent's SDS Unix socket, for the certificates TLS transport sockets name. */
   sdsSocketPath?: string;
   now?: () => number;
@@ -46,7 +51,7 @@ export class BuiltInProxy {
   private readonly routes = new Map<string, RouteTable>();
   private readonly listeners: ListenerManager;
   private readonly router: Router;
-  private readonly ads: AdsClient;
+  private readonly ads: XdsClient;
   private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), versions: {} };
   private clustersApplied = false;
   private listenersApplied = false;
@@ -66,8 +71,8 @@ export class BuiltInProxy {
       log: (level, message) => options.log(level, message),
     });
     this.sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, (level, message) => options.log(level, message)) : undefined;
-    this.ads = new AdsClient(
-      { address: options.discoveryAddress, node: options.node, credentials: options.credentials },
+    this.ads = new XdsClient(
+      { address: options.discoveryAddress, node: options.node, credentials: options.credentials, channelOptions: options.channelOptions, protocol: options.protocol },
       { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log: options.log },
     );
   }

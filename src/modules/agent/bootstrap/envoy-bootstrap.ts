@@ -8,7 +8,7 @@
  * Written as proto3 JSON, the form Envoy reads with `-c`.
  */
 import * as path from 'node:path';
-import type { AdsNode } from '../../proxy/xds/ads-client';
+import type { AdsNode } from '../../proxy/xds/xds-client';
 import type { Json } from './proto-json';
 
 /** Where the agent's SDS server listens, relative to the agent's working directory (as the incumbent's). */

@@ -8,7 +8,7 @@
  * here is one that library accepts.
  */
 import * as path from 'node:path';
-import type { AdsNode } from '../../proxy/xds/ads-client';
+import type { AdsNode } from '../../proxy/xds/xds-client';
 import { writeFileAtomically } from './atomic-write';
 import { BootstrapError } from './errors';
 

@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { NameInfo, NameTable } from '../../generators/nds/name-table';
-import { AdsClient, AdsNode, Decoded } from '../../proxy/xds/ads-client';
+import { AdsNode, Decoded, XdsClient } from '../../proxy/xds/xds-client';
 import { TypeUrl } from '../../xds/type-urls';
 import type { DnsLog } from './server';
 
@@ -15,9 +15,8 @@ export interface NameTableClientOptions {
   address: string;
   /** The agent's node: its metadata must carry DNS_CAPTURE or ENABLE_DNS_SERVER = true. */
   node: AdsNode;
-  credentials?: grpc.ChannelCredentials;
-  /** First reconnect delay; doubles up to 30 s. */
-  retryDelayMs?: number;
+  /** Asked for on each new channel; default plain text. */
+  credentials?: () => grpc.ChannelCredentials;
   /** Called with every table the daemon sends; throwing rejects it (NACK). */
   onTable(table: NameTable): void;
   log?: DnsLog;
@@ -25,13 +24,13 @@ export interface NameTableClientOptions {
 
 /** An ADS stream of its own, subscribed to the name table only (`*`: the one table the daemon has for this proxy). */
 export class NameTableClient {
-  private readonly ads: AdsClient;
+  private readonly ads: XdsClient;
   private tables = 0;
 
   constructor(options: NameTableClientOptions) {
     const log = options.log ?? (() => undefined);
-    this.ads = new AdsClient(
-      { address: options.address, node: options.node, credentials: options.credentials, retryDelayMs: options.retryDelayMs, wildcardTypes: [], userAgent: 'mesh-agent-dns' },
+    this.ads = new XdsClient(
+      { address: options.address, node: options.node, credentials: options.credentials, wildcardTypes: [], userAgent: 'mesh-agent-dns', label: 'name table' },
       {
         log,
         apply: (typeUrl, resources) => {

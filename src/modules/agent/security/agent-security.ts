@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULT_SDS_SOCKET_PATH } from '../bootstrap';
-import { CaClient } from './ca-client';
+import { Backoff } from '../../shared/backoff';
+import { CA_FIRST_CERTIFICATE_BACKOFF, CaClient } from './ca-client';
 import { SdsServer } from './sds-server';
 import { KeySpec } from './workload-key';
 import { splitPems, WorkloadSecret, WorkloadSecrets } from './workload-secrets';
@@ -94,13 +95,14 @@ export class AgentSecurity {
   async start(onWaiting: (reason: string) => void, stopped: () => boolean): Promise<WorkloadSecret | undefined> {
     await this.sds.start();
     this.watchPublishedRoots();
-    for (let attempt = 0; !stopped(); attempt++) {
+    const backoff = new Backoff(CA_FIRST_CERTIFICATE_BACKOFF);
+    while (!stopped()) {
       try {
         return await this.secrets.start();
       } catch (err) {
         const reason = (err as grpc.ServiceError).details || (err as Error).message;
         onWaiting(reason);
-        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 5))));
+        await new Promise((r) => setTimeout(r, backoff.next()));
       }
     }
     return undefined;

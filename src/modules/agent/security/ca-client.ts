@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { BackoffOptions } from '../../shared/backoff';
 import { caClientConstructor, MeshCertificateRequest, MeshCertificateResponse } from '../../security/ca';
 
 type CreateCertificate = (
@@ -7,6 +8,11 @@ type CreateCertificate = (
   options: grpc.CallOptions,
   callback: (err: grpc.ServiceError | null, value?: MeshCertificateResponse) => void,
 ) => void;
+
+/** Retries of the first certificate: the workload is not ready without it, so keep them close. */
+export const CA_FIRST_CERTIFICATE_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 2000 };
+/** Retries of a renewal: the current certificate still serves, so back off further. */
+export const CA_RENEWAL_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 60_000 };
 
 export interface CaClientOptions {
   /** `host:port` of the CA (CA_ADDR, else the discovery address). */

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CaClient } from './ca-client';
+import { Backoff } from '../../shared/backoff';
+import { CA_RENEWAL_BACKOFF, CaClient } from './ca-client';
 import { readToken, tokenIdentity } from './token';
 import { certificateRequest, generateWorkloadKey, KeySpec } from './workload-key';
 
@@ -44,7 +45,8 @@ export class WorkloadSecrets {
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(secret: WorkloadSecret) => void>();
   private stopped = false;
-  private failures = 0;
+  /** Renewal retries: jittered, so the workloads of a node do not all call the CA at once. */
+  private readonly renewalBackoff = new Backoff(CA_RENEWAL_BACKOFF);
 
   constructor(private readonly options: WorkloadSecretsOptions) {}
 
@@ -73,10 +75,9 @@ export class WorkloadSecrets {
   async rotate(): Promise<void> {
     try {
       this.install(await this.fetch());
-      this.failures = 0;
+      this.renewalBackoff.reset();
     } catch (err) {
-      this.failures += 1;
-      const retryMs = Math.min(60_000, 500 * 2 ** Math.min(this.failures, 7));
+      const retryMs = this.renewalBackoff.next();
       this.options.log('warn', `renewing the workload certificate failed (${(err as Error).message}); retrying in ${retryMs} ms`);
       this.schedule(retryMs);
     }

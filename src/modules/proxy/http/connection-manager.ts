@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 import { ConnectionInfo, FilterContext, HttpFilter, ProxyHttpRequest } from './filter-api';
 import { FilterRegistry } from './filter-registry';
 import { sendLocalReply } from './local-reply';

@@ -9,7 +9,7 @@ import type { SecureContext } from 'node:tls';
 import { UpstreamTls } from '../tls/contexts';
 import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 import { sendLocalReply } from './local-reply';
 
 /** Headers that belong to one hop and are not forwarded. */

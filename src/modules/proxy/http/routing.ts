@@ -6,7 +6,7 @@
  * only run the compiled predicates.
  */
 import { compileRouteMatch, RequestPredicate } from '../filters/matchers/route-match';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 
 export interface RouteRequest {
   method: string;

@@ -9,7 +9,7 @@ import { HttpConnectionManager, RouteTables } from '../http/connection-manager';
 import { Router } from '../http/router';
 import { TcpProxy } from '../tcp/tcp-proxy';
 import { ClusterManager } from '../upstream/cluster-manager';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 import { compileCidrRange } from '../filters/matchers/cidr';
 import { SecretStore } from '../tls/secrets';
 import { compileTransportSocket, DownstreamTls } from '../tls/contexts';

@@ -6,7 +6,7 @@
  */
 import * as net from 'node:net';
 import { ConnectionInfo } from '../http/filter-api';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 import { ChainDependencies, FilterChain, selectChain } from './filter-chain';
 
 const INSPECT_TIMEOUT_MS = 1000;

@@ -2,7 +2,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { ClusterManager } from '../upstream/cluster-manager';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 
 export class TcpProxy {
   private readonly target: string | { name: string; weight: number }[];

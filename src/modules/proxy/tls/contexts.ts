@@ -5,7 +5,7 @@
  */
 import * as tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 import { compileStringMatcher } from '../filters/matchers/string-matcher';
 import { pem, SecretStore, TlsSecret } from './secrets';
 

@@ -4,12 +4,11 @@
  * when a new name is needed, reconnected with backoff.
  */
 import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encodeMessage } from '../../xds/protos';
-import type { Decoded } from '../xds/ads-client';
+import { AdsNode, Decoded, XdsClient, XdsLogLevel } from '../xds/xds-client';
 
 const SECRET_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret';
-const STREAM = '/envoy.service.secret.v3.SecretDiscoveryService/StreamSecrets';
+/** The agent's SDS server is a local socket: retry it sooner than the daemon. */
+const SDS_BACKOFF = { initialMs: 200, maxMs: 2000 };
 
 export interface TlsSecret {
   certChainPem?: string;
@@ -71,80 +70,31 @@ export function secretFromConfig(secret: Decoded): TlsSecret {
 }
 
 export class SdsClient {
-  private client: grpc.Client | undefined;
-  private call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
-  private subscribed = '';
-  private stopped = false;
-  private retryMs = 200;
+  private readonly xds: XdsClient;
   private readonly unwatch: () => void;
 
-  constructor(
-    private readonly socketPath: string,
-    private readonly store: SecretStore,
-    private readonly node: { id: string; cluster?: string },
-    private readonly log: (level: 'info' | 'warn', message: string) => void,
-  ) {
-    this.unwatch = store.onChange(() => this.resubscribe());
+  constructor(socketPath: string, store: SecretStore, node: AdsNode, log: (level: XdsLogLevel, message: string) => void) {
+    this.xds = new XdsClient(
+      { address: `unix:${path.resolve(socketPath)}`, node, service: 'sds', wildcardTypes: [], label: 'SDS', backoff: SDS_BACKOFF },
+      {
+        log,
+        apply: (_typeUrl, secrets) => {
+          // All or nothing: a secret that does not parse NACKs the response.
+          const parsed = [...secrets].map(([name, secret]) => [name, secretFromConfig(secret)] as const);
+          for (const [name, secret] of parsed) store.set(name, secret);
+        },
+      },
+    );
+    this.unwatch = store.onChange(() => this.xds.subscribe(SECRET_TYPE, store.wantedNames()));
+    if (store.wantedNames().length > 0) this.xds.subscribe(SECRET_TYPE, store.wantedNames());
   }
 
   start(): void {
-    this.client = new grpc.Client(`unix:${path.resolve(this.socketPath)}`, grpc.credentials.createInsecure());
-    this.open();
+    this.xds.start();
   }
 
   stop(): void {
-    this.stopped = true;
     this.unwatch();
-    this.call?.cancel();
-    this.client?.close();
-  }
-
-  private open(): void {
-    if (this.stopped || !this.client) return;
-    const pass = (b: Buffer) => b;
-    const call = this.client.makeBidiStreamRequest(STREAM, pass, pass);
-    this.call = call;
-    this.subscribed = '';
-    call.on('data', (bytes: Buffer) => this.onResponse(call, bytes));
-    call.on('error', (err: grpc.ServiceError) => {
-      if (this.stopped) return;
-      this.log('warn', `SDS stream to ${this.socketPath} failed: ${err.details || err.message}; retrying in ${this.retryMs} ms`);
-      this.call = undefined;
-      setTimeout(() => this.open(), this.retryMs).unref();
-      this.retryMs = Math.min(this.retryMs * 2, 10_000);
-    });
-    this.resubscribe();
-  }
-
-  private resubscribe(): void {
-    const names = this.store.wantedNames();
-    const key = names.join(',');
-    if (!this.call || names.length === 0 || key === this.subscribed) return;
-    this.subscribed = key;
-    this.send({ resource_names: names, response_nonce: '', version_info: '' });
-  }
-
-  private onResponse(call: grpc.ClientDuplexStream<Buffer, Buffer>, bytes: Buffer): void {
-    this.retryMs = 200;
-    const response = decodeMessage('envoy.service.discovery.v3.DiscoveryResponse', bytes) as Decoded;
-    try {
-      for (const any of (response.resources ?? []) as Decoded[]) {
-        const secret = any as Decoded;
-        this.store.set(String(secret.name), secretFromConfig(secret));
-      }
-      this.send({ resource_names: this.store.wantedNames(), response_nonce: response.nonce, version_info: response.version_info }, call);
-    } catch (err) {
-      this.send({ resource_names: this.store.wantedNames(), response_nonce: response.nonce, version_info: '', error_detail: { code: 3, message: (err as Error).message } }, call);
-    }
-  }
-
-  private send(request: Decoded, call = this.call): void {
-    call?.write(
-      encodeMessage('envoy.service.discovery.v3.DiscoveryRequest', {
-        node: { id: this.node.id, cluster: this.node.cluster ?? '' },
-        type_url: SECRET_TYPE,
-        ...request,
-      }),
-    );
+    this.xds.stop();
   }
 }

@@ -4,7 +4,7 @@
  * proxy need it.
  */
 import { durationMs } from '../filters/shared/config';
-import type { Decoded } from '../xds/ads-client';
+import type { Decoded } from '../xds/xds-client';
 import { compileTransportSocket, UpstreamTls } from '../tls/contexts';
 import { SecretStore } from '../tls/secrets';
 import { structToJson } from '../../xds/struct';
