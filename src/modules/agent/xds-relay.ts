@@ -12,6 +12,7 @@
  *   proxy reconnects as soon as it can succeed, not after its own backoff has grown.
  *
  * Any other ending (OK, a refusal such as PERMISSION_DENIED) is passed to the proxy as it is.
+ * A CANCELLED from the daemon (a server shutting down resets its streams) counts as going away.
  */
 import * as grpc from '@grpc/grpc-js';
 import { Backoff } from '../shared/backoff';
@@ -123,8 +124,10 @@ export class XdsRelay {
       this.downstream.end();
       return;
     }
-    if (code !== grpc.status.UNAVAILABLE) {
-      if (code !== grpc.status.CANCELLED) this.link.failed(`xDS stream to the daemon failed: ${details}`);
+    // Our own cancel never gets here (close() comes first), so CANCELLED is the daemon's doing:
+    // like UNAVAILABLE, it is the daemon going away, not a refusal.
+    if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.CANCELLED) {
+      this.link.failed(`xDS stream to the daemon failed: ${details}`);
       this.fail(code, details, metadata);
       return;
     }
