@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { fullMatchRegex } from '../../../src/modules/proxy/filters/matchers/regex';
 import { compileUriTemplate } from '../../../src/modules/proxy/filters/matchers/uri-template';
 
 describe('URI templates (Envoy uri_template path matching)', () => {
@@ -38,19 +37,4 @@ describe('URI templates (Envoy uri_template path matching)', () => {
       expect(attempt).to.throw(message);
     });
   }
-});
-
-describe('RE2 patterns as full-match JavaScript regexes', () => {
-  it('anchors the whole value', () => {
-    expect(fullMatchRegex('ab|cd', 'f').test('abcd')).to.equal(false);
-    expect(fullMatchRegex('ab|cd', 'f').test('cd')).to.equal(true);
-  });
-  it('takes leading inline flags, named groups, POSIX classes and \\A \\z', () => {
-    expect(fullMatchRegex('(?i)spiffe://.*', 'f').test('SPIFFE://x')).to.equal(true);
-    expect(fullMatchRegex('(?P<n>[[:digit:]]+)-[[:alpha:]]+', 'f').test('42-ab')).to.equal(true);
-    expect(fullMatchRegex('\\Afoo\\z', 'f').test('foo')).to.equal(true);
-  });
-  it('names the field when a pattern does not compile', () => {
-    expect(() => fullMatchRegex('a(', 'x.safe_regex.regex')).to.throw(/^x\.safe_regex\.regex: regex "a\(" does not compile/);
-  });
 });

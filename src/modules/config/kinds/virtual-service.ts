@@ -4,6 +4,7 @@ import {
   ValidationArguments, ValidationOptions,
 } from 'class-validator';
 import { Duration } from '../../settings/duration';
+import { compileRe2, re2Problem, rewriteProblem } from '../../shared/re2';
 import { FieldIssue, KindDefinition, NETWORKING_VERSIONS } from '../kind';
 import { IsIPOrCIDR, isMeshHost, IsMeshHost, IsPortNumber, IsStringMap } from './common';
 
@@ -234,14 +235,18 @@ export function checkStringMatch(m: unknown, at: string): FieldIssue[] {
   return kind === 'regex' ? regexIssues(value, `${at}.regex`) : [];
 }
 
-/** The proxy uses RE2; a JavaScript RegExp is the closest check available here. */
+/** Proxies run regexes as RE2 (Envoy and the built-in proxy alike), so RE2 decides what is valid. */
 export function regexIssues(pattern: string, at: string): FieldIssue[] {
-  try {
-    new RegExp(pattern);
-    return [];
-  } catch (e) {
-    return [{ field: at, message: `invalid regular expression: ${(e as Error).message}` }];
-  }
+  const problem = re2Problem(pattern);
+  return problem === undefined ? [] : [{ field: at, message: `invalid RE2 regular expression: ${problem}` }];
+}
+
+/** `uriRegexRewrite`: an RE2 `match`, and a `rewrite` whose `\N` groups that pattern has. */
+function regexRewriteIssues(rewrite: RegexRewrite, at: string): FieldIssue[] {
+  const matchIssues = regexIssues(rewrite.match, `${at}.match`);
+  if (matchIssues.length) return matchIssues;
+  const problem = rewriteProblem(rewrite.rewrite, compileRe2(rewrite.match).groupCount());
+  return problem === undefined ? [] : [{ field: `${at}.rewrite`, message: `invalid RE2 rewrite: ${problem}` }];
 }
 
 function checkMatchMap(map: Record<string, unknown> | undefined, at: string): FieldIssue[] {
@@ -301,7 +306,7 @@ function checkHttpRoute(r: HTTPRoute, at: string): FieldIssue[] {
     if (rw.uri === undefined && rw.authority === undefined && !rw.uriRegexRewrite) {
       issues.push({ field: `${at}.rewrite`, message: 'must set uri, authority or uriRegexRewrite' });
     }
-    if (rw.uriRegexRewrite) issues.push(...regexIssues(rw.uriRegexRewrite.match, `${at}.rewrite.uriRegexRewrite.match`));
+    if (rw.uriRegexRewrite) issues.push(...regexRewriteIssues(rw.uriRegexRewrite, `${at}.rewrite.uriRegexRewrite`));
   }
   if (r.retries?.retryOn !== undefined) {
     r.retries.retryOn.split(',').map((s) => s.trim()).forEach((cond) => {

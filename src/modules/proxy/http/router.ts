@@ -11,6 +11,7 @@ import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
 import { sendLocalReply } from './local-reply';
+import { regexRewriteOf } from './regex-rewrite';
 
 /** Headers that belong to one hop and are not forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -178,11 +179,11 @@ function rewritePath(action: Decoded, match: Decoded, path: string): string {
     const q = path.indexOf('?');
     return String(action.prefix_rewrite) + (q >= 0 ? path.slice(q) : '');
   }
-  if (action.regex_rewrite?.pattern) {
+  if (action.regex_rewrite) {
+    // Envoy rewrites the path without its query, which is kept as it was.
     const q = path.indexOf('?');
     const bare = q >= 0 ? path.slice(0, q) : path;
-    const re = new RegExp(String(action.regex_rewrite.pattern.regex), 'g');
-    return bare.replace(re, String(action.regex_rewrite.substitution).replace(/\\(\d)/g, '$$$1')) + (q >= 0 ? path.slice(q) : '');
+    return regexRewriteOf(action, 'route.regex_rewrite')(bare) + (q >= 0 ? path.slice(q) : '');
   }
   return path;
 }

@@ -2,11 +2,12 @@
  * Route selection as Envoy's router does it: the virtual host whose domains match the
  * request's authority (exact, then longest `*.suffix`, then longest `prefix*`, then `*`),
  * then its first route whose match holds. A route table is compiled once, when it arrives
- * (RDS) or with its listener (inline), so a table the proxy cannot run is NACKed and requests
- * only run the compiled predicates.
+ * (RDS) or with its listener (inline), with its routes' `regex_rewrite`s, so a table the proxy
+ * cannot run is NACKed and requests only run the compiled predicates.
  */
 import { compileRouteMatch, RequestPredicate } from '../filters/matchers/route-match';
 import type { Decoded } from '../xds/xds-client';
+import { regexRewriteOf } from './regex-rewrite';
 
 export interface RouteRequest {
   method: string;
@@ -35,10 +36,11 @@ export class RouteTable {
     this.virtualHosts = ((config.virtual_hosts ?? []) as Decoded[]).map((vh, v) => ({
       config: vh,
       domains: ((vh.domains ?? []) as string[]).map((d) => d.toLowerCase()),
-      routes: ((vh.routes ?? []) as Decoded[]).map((route, r) => ({
-        config: route,
-        matches: compileRouteMatch(route.match ?? {}, `route configuration ${name}: virtual_hosts[${v}].routes[${r}].match`),
-      })),
+      routes: ((vh.routes ?? []) as Decoded[]).map((route, r) => {
+        const at = `route configuration ${name}: virtual_hosts[${v}].routes[${r}]`;
+        if (route.route?.regex_rewrite) regexRewriteOf(route.route, `${at}.route.regex_rewrite`);
+        return { config: route, matches: compileRouteMatch(route.match ?? {}, `${at}.match`) };
+      }),
     }));
   }
 

@@ -3,6 +3,7 @@
  * which side of a policy it belongs to (permission = what is asked, principal = who asks),
  * whether it exists only in HTTP requests, and the matcher for its values.
  */
+import { quoteRe2 } from '../../shared/re2';
 import {
   ANY_VALUE,
   cidrRange,
@@ -15,7 +16,6 @@ import {
   pathTemplateMatcher,
   portNumber,
   prefixMatcher,
-  quoteRegex,
   regexMatcher,
   stringMatcher,
   stringMatcherWithPrefix,
@@ -93,7 +93,7 @@ export function serviceAccountAttribute(policyNamespace: string): AttributeGener
   return each((v) => {
     const slash = v.indexOf('/');
     const [ns, sa] = slash < 0 ? [policyNamespace, v] : [v.slice(0, slash), v.slice(slash + 1)];
-    return authenticated(regexMatcher(`spiffe://.+/ns/${quoteRegex(ns)}/(.+/|)sa/${quoteRegex(sa)}(/.+)?`));
+    return authenticated(regexMatcher(`spiffe://.+/ns/${quoteRe2(ns)}/(.+/|)sa/${quoteRe2(sa)}(/.+)?`));
   });
 }
 
@@ -200,5 +200,5 @@ function bracketedNames(s: string, key: string): string[] {
 
 /** Literal parts escaped, each `*` replaced by `star`. */
 function globRegex(value: string, star: string): string {
-  return value.split('*').map(quoteRegex).join(star);
+  return value.split('*').map(quoteRe2).join(star);
 }

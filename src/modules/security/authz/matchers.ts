@@ -3,15 +3,11 @@
  * a leading `*` (suffix) or a trailing `*` (prefix); everything else is literal.
  */
 import { isIP } from 'node:net';
+import { quoteRe2 } from '../../shared/re2';
 import { typeUrlOf } from '../../xds/type-urls';
 import { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, TypedExtensionConfig, ValueMatcher } from './rbac-types';
 
 export const URI_TEMPLATE_TYPE = typeUrlOf('envoy.extensions.path.match.uri_template.v3.UriTemplateMatchConfig');
-
-/** RE2 syntax characters are escaped, so a literal part of a value never acts as a pattern. */
-export function quoteRegex(s: string): string {
-  return s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
-}
 
 export const regexMatcher = (regex: string): StringMatcher => ({ safe_regex: { regex } });
 export const exactMatcher = (exact: string, ignoreCase = false): StringMatcher => (ignoreCase ? { exact, ignore_case: true } : { exact });
@@ -34,7 +30,7 @@ export function stringMatcherWithPrefix(value: string, prefix: string): StringMa
   if (value === '*') return regexMatcher('.+');
   if (value.startsWith('*')) {
     if (prefix === '') return suffixMatcher(value.slice(1));
-    return regexMatcher(`${quoteRegex(prefix)}.*${quoteRegex(value.slice(1))}`);
+    return regexMatcher(`${quoteRe2(prefix)}.*${quoteRe2(value.slice(1))}`);
   }
   if (value.endsWith('*')) return prefixMatcher(prefix + value.slice(0, -1));
   return exactMatcher(prefix + value);

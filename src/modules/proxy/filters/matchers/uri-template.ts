@@ -1,5 +1,7 @@
 import * as protobuf from 'protobufjs';
+import { FullMatcher, quoteRe2 } from '../../../shared/re2';
 import { asObject, asString, fail, isObject } from '../shared/config';
+import { fullMatchRegex } from './regex';
 
 /**
  * Envoy's URI template path matcher (`envoy.extensions.path.match.uri_template.v3`):
@@ -27,7 +29,7 @@ class TemplateParser {
 
   constructor(private readonly template: string, private readonly field: string) {}
 
-  toRegex(): RegExp {
+  toMatcher(): FullMatcher {
     if (!/^\/[!-~]*$/.test(this.template)) this.error('must start with "/" and hold only printable characters');
     let rest = this.template.slice(1);
     const segments: Piece[] = [];
@@ -49,8 +51,8 @@ class TemplateParser {
       suffix = (piece as { literal: string }).literal;
       if (rest !== '') this.error('a suffix may not contain "/" (prefix matching is not supported)');
     }
-    const source = `/${segments.map((p) => this.regexOf(p)).join('/')}${escapeRegex(suffix)}`;
-    return new RegExp(`^${source}$`);
+    // Envoy compiles templates to RE2 as well; the source is RE2 syntax by construction.
+    return fullMatchRegex(`/${segments.map((p) => this.regexOf(p)).join('/')}${quoteRe2(suffix)}`, this.field);
   }
 
   private operator(text: string): [Piece, string] {
@@ -101,7 +103,7 @@ class TemplateParser {
   }
 
   private regexOf(piece: Piece): string {
-    if ('literal' in piece) return escapeRegex(piece.literal);
+    if ('literal' in piece) return quoteRe2(piece.literal);
     if ('glob' in piece) return piece.glob === 'text' ? TEXT : SEGMENT;
     return piece.match.length === 0 ? `(?:${SEGMENT})` : `(?:${piece.match.map((p) => this.regexOf(p)).join('/')})`;
   }
@@ -111,13 +113,9 @@ class TemplateParser {
   }
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
-
-/** A path template → full-match RegExp over the path without query. */
-export function compileUriTemplate(template: string, field: string): RegExp {
-  return new TemplateParser(template, field).toRegex();
+/** A path template → full-match matcher over the path without query. */
+export function compileUriTemplate(template: string, field: string): FullMatcher {
+  return new TemplateParser(template, field).toMatcher();
 }
 
 /** A string field of a TypedStruct's Struct value (`{ fields: { name: { string_value } } }`). */
