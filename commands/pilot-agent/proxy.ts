@@ -86,6 +86,7 @@ export class Proxy extends MeshCommand {
           void agent.stop().then(() => process.exit(1));
         },
         dns: { address: settings.string('DNS_PROXY_ADDR') ?? 'localhost:15053', forwardParallel: settings.bool('DNS_FORWARD_PARALLEL') },
+        stripFragmentFromPath: settings.bool('HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED'),
         drain: {
           minimumMs: settings.duration('MINIMUM_DRAIN_DURATION').milliseconds,
           exitOnZeroActiveConnections: settings.bool('EXIT_ON_ZERO_ACTIVE_CONNECTIONS'),

@@ -42,7 +42,7 @@ export interface AgentOptions {
   security?: AgentSecurityOptions;
   drain: DrainOptions;
   /** What the Envoy bootstrap and command line need beyond ProxyConfig (used when Envoy runs). */
-  envoy: Omit<EnvoyBootstrapInputs, 'node' | 'proxyAdminPort' | 'agentStatusPort' | 'xdsSocketPath' | 'sdsSocketPath' | 'configPath' | 'discoveryAddress'> &
+  envoy: Omit<EnvoyBootstrapInputs, 'node' | 'proxyAdminPort' | 'agentStatusPort' | 'xdsSocketPath' | 'sdsSocketPath' | 'configPath' | 'discoveryAddress' | 'stripFragmentFromPath'> &
     Omit<EnvoyArgsOptions, 'bootstrapFile' | 'drainDuration' | 'ipFamily'>;
   /** GRPC_XDS_BOOTSTRAP when set in the environment: the bootstrap written for proxyless gRPC apps. */
   grpcBootstrapPath?: string;
@@ -52,6 +52,8 @@ export interface AgentOptions {
   onProxyExit?: (message: string) => void;
   /** DNS_PROXY_ADDR and DNS_FORWARD_PARALLEL; the proxy runs when node metadata DNS_CAPTURE or ENABLE_DNS_SERVER is true. */
   dns: { address: string; forwardParallel: boolean };
+  /** HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED, for Envoy (a runtime flag) and the built-in proxy alike. */
+  stripFragmentFromPath: boolean;
 }
 
 export class Agent {
@@ -145,6 +147,7 @@ export class Agent {
       httpFilters: BUILTIN_HTTP_FILTERS,
       networkFilters: BUILTIN_NETWORK_FILTERS,
       sdsSocketPath,
+      stripFragmentFromPath: this.options.stripFragmentFromPath,
       log: (level, message) => log[level](message),
     });
     this.admin = new BuiltInAdminServer(this.proxy);
@@ -166,6 +169,7 @@ export class Agent {
       sdsSocketPath: DEFAULT_SDS_SOCKET_PATH,
       configPath: proxyConfig.configPath,
       discoveryAddress: proxyConfig.discoveryAddress,
+      stripFragmentFromPath: this.options.stripFragmentFromPath,
     });
     const args = envoyArgs({ ...e, bootstrapFile, drainDuration: proxyConfig.drainDuration, ipFamily: e.ipFamily ?? 'v4' });
     log.info(`starting Envoy: ${proxyConfig.binaryPath} ${args.join(' ')}`);
