@@ -87,6 +87,7 @@ export class Proxy extends MeshCommand {
         },
         dns: { address: settings.string('DNS_PROXY_ADDR') ?? 'localhost:15053', forwardParallel: settings.bool('DNS_FORWARD_PARALLEL') },
         keepalive: { intervalMs: settings.duration('GRPC_KEEPALIVE_INTERVAL').milliseconds, timeoutMs: settings.duration('GRPC_KEEPALIVE_TIMEOUT').milliseconds },
+        stripFragmentFromPath: settings.bool('HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED'),
         drain: {
           minimumMs: settings.duration('MINIMUM_DRAIN_DURATION').milliseconds,
           exitOnZeroActiveConnections: settings.bool('EXIT_ON_ZERO_ACTIVE_CONNECTIONS'),

@@ -143,6 +143,20 @@ describe('agent: the Envoy bootstrap', () => {
       expect(b.cluster_manager.outlier_detection.event_log_path).to.equal('/dev/stdout');
       expect(decoded(buildEnvoyBootstrap(inputs(dir)))).to.not.have.property('cluster_manager');
     });
+
+    it('sets Envoy runtime flags in a static layer: fragments stripped, not rejected; kept when HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED is false', () => {
+      const layersOf = (extra: Partial<EnvoyBootstrapInputs>) => decoded(buildEnvoyBootstrap(inputs(dir, extra))).layered_runtime.layers as Obj[];
+      const flagsOf = (extra: Partial<EnvoyBootstrapInputs>) => structJson(layersOf(extra).find((l) => l.name === 'global config')!.static_layer);
+      expect(flagsOf({})).to.deep.equal({ 'envoy.reloadable_features.http_reject_path_with_fragment': false });
+      expect(flagsOf({ stripFragmentFromPath: true })).to.deep.equal({ 'envoy.reloadable_features.http_reject_path_with_fragment': false });
+      expect(flagsOf({ stripFragmentFromPath: false })).to.deep.equal({
+        'envoy.reloadable_features.http_reject_path_with_fragment': false,
+        'envoy.reloadable_features.http_strip_fragment_from_path_unsafe_if_disabled': false,
+      });
+      // The admin layer lets `runtime_modify` on the admin port change flags at run time, as in the incumbent.
+      expect(layersOf({}).map((l) => l.name)).to.deep.equal(['global config', 'admin']);
+      expect(layersOf({})[1]).to.have.property('admin_layer');
+    });
   });
 
   describe('MESH_BOOTSTRAP_OVERRIDE', () => {

@@ -1,16 +1,20 @@
 import { expect } from 'chai';
 import { FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../src/modules/generators/api';
-import { SidecarGenerator } from '../../src/modules/generators/sidecar';
+import { PATH_NORMALIZATION_MODES, PathNormalizationMode, SidecarGenerator } from '../../src/modules/generators/sidecar';
 import {
-  ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER, HCM_TYPE, listenersOf, ROUTER_FILTER, TCP_PROXY_TYPE, tcpProxy,
+  ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER, HCM_TYPE, listenersOf, Obj, ROUTER_FILTER, TCP_PROXY_TYPE, tcpProxy,
 } from '../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
+
+/** What every HTTP connection manager carries by default (mesh config pathNormalization BASE). */
+const BASE_PATH_NORMALIZATION = { normalize_path: { value: true }, path_with_escaped_slashes_action: 'KEEP_UNCHANGED' };
 
 const outboundHcm = (statPrefix: string, route: string, filters: unknown[] = []) => ({
   name: 'envoy.filters.network.http_connection_manager',
   typed_config: {
     '@type': HCM_TYPE,
     stat_prefix: statPrefix,
+    ...BASE_PATH_NORMALIZATION,
     rds: { config_source: ADS_CONFIG_SOURCE, route_config_name: route },
     http_filters: [...filters, CORS_FILTER, FAULT_FILTER, ROUTER_FILTER],
     upgrade_configs: [{ upgrade_type: 'websocket' }],
@@ -21,6 +25,7 @@ const inboundHcm = (statPrefix: string, port: number, filters: unknown[] = []) =
   typed_config: {
     '@type': HCM_TYPE,
     stat_prefix: statPrefix,
+    ...BASE_PATH_NORMALIZATION,
     route_config: {
       name: `inbound|${port}||`,
       validate_clusters: { value: false },
@@ -246,5 +251,36 @@ spec:
       'tcp inbound 9000 inbound|9000||',
       'tcp outbound 9000 outbound|9000||a-db.foo.svc.cluster.local',
     ]);
+  });
+
+  describe('path normalization (mesh config pathNormalization.normalization)', () => {
+    const hcmFields = (gen: SidecarGenerator, mode: string) => {
+      const listeners = listenersOf(gen, pushOf(CONFIG), proxyOf('127.0.0.10', 'foo', { app: 'httpbin', version: 'v1' }, { INTERCEPTION_MODE: 'NONE' }));
+      const inbound = (listeners['127.0.0.10_8000'] as Obj).filter_chains[0].filters[0].typed_config;
+      const outbound = (listeners['127.0.0.1_8000'] as Obj).filter_chains[0].filters[0].typed_config;
+      const pick = (hcm: Obj) => ({ normalize_path: hcm.normalize_path, merge_slashes: hcm.merge_slashes, path_with_escaped_slashes_action: hcm.path_with_escaped_slashes_action });
+      expect(pick(outbound), `${mode}: outbound and inbound connection managers carry the same options`).to.deep.equal(pick(inbound));
+      return pick(inbound);
+    };
+
+    it('carries Envoy\'s options on inbound and outbound HTTP connection managers, per mode (BASE by default)', () => {
+      // Decoded as a proxy reads them: an unset merge_slashes is absent (false).
+      const expected: Record<string, Obj> = {
+        NONE: { normalize_path: { value: false }, merge_slashes: undefined, path_with_escaped_slashes_action: 'KEEP_UNCHANGED' },
+        BASE: { normalize_path: { value: true }, merge_slashes: undefined, path_with_escaped_slashes_action: 'KEEP_UNCHANGED' },
+        DEFAULT: { normalize_path: { value: true }, merge_slashes: undefined, path_with_escaped_slashes_action: 'KEEP_UNCHANGED' },
+        MERGE_SLASHES: { normalize_path: { value: true }, merge_slashes: true, path_with_escaped_slashes_action: 'KEEP_UNCHANGED' },
+        DECODE_AND_MERGE_SLASHES: { normalize_path: { value: true }, merge_slashes: true, path_with_escaped_slashes_action: 'UNESCAPE_AND_FORWARD' },
+      };
+      expect(Object.keys(expected)).to.deep.equal([...PATH_NORMALIZATION_MODES]);
+      for (const mode of PATH_NORMALIZATION_MODES) expect(hcmFields(new SidecarGenerator({ pathNormalization: mode }), mode), mode).to.deep.equal(expected[mode]);
+      expect(hcmFields(new SidecarGenerator({}), 'default')).to.deep.equal(expected.BASE);
+    });
+
+    it('refuses an unknown mode, naming the mesh config field', () => {
+      expect(() => new SidecarGenerator({ pathNormalization: 'SOME' as PathNormalizationMode })).to.throw(
+        'mesh config pathNormalization.normalization: unknown mode "SOME" (one of NONE, BASE, DEFAULT, MERGE_SLASHES, DECODE_AND_MERGE_SLASHES)',
+      );
+    });
   });
 });

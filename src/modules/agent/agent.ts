@@ -43,7 +43,7 @@ export interface AgentOptions {
   security?: AgentSecurityOptions;
   drain: DrainOptions;
   /** What the Envoy bootstrap and command line need beyond ProxyConfig (used when Envoy runs). */
-  envoy: Omit<EnvoyBootstrapInputs, 'node' | 'proxyAdminPort' | 'agentStatusPort' | 'xdsSocketPath' | 'sdsSocketPath' | 'configPath' | 'discoveryAddress'> &
+  envoy: Omit<EnvoyBootstrapInputs, 'node' | 'proxyAdminPort' | 'agentStatusPort' | 'xdsSocketPath' | 'sdsSocketPath' | 'configPath' | 'discoveryAddress' | 'stripFragmentFromPath'> &
     Omit<EnvoyArgsOptions, 'bootstrapFile' | 'drainDuration' | 'ipFamily'>;
   /** GRPC_XDS_BOOTSTRAP when set in the environment: the bootstrap written for proxyless gRPC apps. */
   grpcBootstrapPath?: string;
@@ -55,6 +55,8 @@ export interface AgentOptions {
   dns: { address: string; forwardParallel: boolean };
   /** GRPC_KEEPALIVE_INTERVAL and GRPC_KEEPALIVE_TIMEOUT: how soon a daemon that stopped answering is noticed. */
   keepalive?: { intervalMs: number; timeoutMs: number };
+  /** HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED, for Envoy (a runtime flag) and the built-in proxy alike. */
+  stripFragmentFromPath: boolean;
 }
 
 export class Agent {
@@ -155,6 +157,7 @@ export class Agent {
       sdsSocketPath,
       // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
       protocol: this.options.envoy.delta ? 'delta' : 'sotw',
+      stripFragmentFromPath: this.options.stripFragmentFromPath,
       log: (level, message) => log[level](message),
     });
     this.admin = new BuiltInAdminServer(this.proxy);
@@ -176,6 +179,7 @@ export class Agent {
       sdsSocketPath: DEFAULT_SDS_SOCKET_PATH,
       configPath: proxyConfig.configPath,
       discoveryAddress: proxyConfig.discoveryAddress,
+      stripFragmentFromPath: this.options.stripFragmentFromPath,
     });
     const args = envoyArgs({ ...e, bootstrapFile, drainDuration: proxyConfig.drainDuration, ipFamily: e.ipFamily ?? 'v4' });
     log.info(`starting Envoy: ${proxyConfig.binaryPath} ${args.join(' ')}`);

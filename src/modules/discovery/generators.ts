@@ -11,7 +11,7 @@ import {
 } from '../generators/api';
 import { GrpcGenerator } from '../generators/grpc/generator';
 import { NameTableGenerator, withNameTable } from '../generators/nds';
-import { SidecarGenerator } from '../generators/sidecar';
+import { DEFAULT_PATH_NORMALIZATION, SidecarGenerator } from '../generators/sidecar';
 import { MtlsOptions } from '../security/mtls';
 import { Settings } from '../settings';
 
@@ -71,6 +71,8 @@ export function generatorsFrom(container: Container, settings: Settings, core: C
         endpoints,
         connectionManagers: contributions<HttpConnectionManagerContributor>(container, HttpConnectionManagerContributor),
         absoluteFqdnDomain: settings.bool('PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN'),
+        // Mesh config pathNormalization.normalization; the daemon reads no mesh config yet.
+        pathNormalization: DEFAULT_PATH_NORMALIZATION,
         mtls: tls.sidecars ? mtls : undefined,
       }),
     ],

@@ -32,6 +32,8 @@ export interface BuiltInProxyOptions {
   /** The agent's SDS Unix socket, for the certificates TLS transport sockets name. */
   sdsSocketPath?: string;
   now?: () => number;
+  /** HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED: drop `#fragment` from request paths (default true). */
+  stripFragmentFromPath?: boolean;
 }
 
 /** What was last applied, per type, for the admin config dump. */
@@ -68,6 +70,7 @@ export class BuiltInProxy {
       router: this.router,
       clusters: this.clusters,
       secrets: this.secrets,
+      pathFlags: { stripFragmentFromPath: options.stripFragmentFromPath ?? true },
       log: (level, message) => options.log(level, message),
     });
     this.sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, (level, message) => options.log(level, message)) : undefined;

@@ -68,7 +68,7 @@ export const CATALOGUE = [
   setting("CLOUDX_ZONE", 'S', undefined, "zone of the workload", DAC),
   setting("GRPC_KEEPALIVE_INTERVAL", 'D', "30s", "gRPC keepalive interval", DAC),
   setting("GRPC_KEEPALIVE_TIMEOUT", 'D', "10s", "gRPC keepalive timeout", DAC),
-  setting("HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED", 'B', "true", "unspecified meaning", DAC),
+  setting("HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED", 'B', "true", "the proxy drops the `#fragment` of request paths before authorization and routing; false keeps it (unsafe: requests can slip past path policies)", DAC),
   setting("INBOUND_INTERCEPTION_MODE", 'S', undefined, "`REDIRECT` or `TPROXY`", DAC),
   setting("INBOUND_TPROXY_MARK", 'S', undefined, "mark for transparent proxying", DAC),
   setting("INJECTION_WEBHOOK_CONFIG_NAME", 'S', "mesh-sidecar-injector", "mutating webhook configuration to patch when the CLI is not used", DAC),

@@ -3,7 +3,8 @@
  * the node, the admin port on localhost, ADS through the agent's xDS proxy (Unix socket
  * `<configPath>/XDS`), SDS through the agent's SDS socket, and two static listeners: the
  * Prometheus stats port (PROXY_METRICS_PORT, `/stats/prometheus` → the admin stats) and the
- * readiness port (PROXY_STATUS_PORT, `/healthz/ready` → the agent's status port).
+ * readiness port (PROXY_STATUS_PORT, `/healthz/ready` → the agent's status port); Envoy runtime
+ * flags in a static runtime layer, and an admin layer.
  *
  * Written as proto3 JSON, the form Envoy reads with `-c`.
  */
@@ -50,6 +51,8 @@ export interface EnvoyBootstrapOptions {
   ipFamily?: IpFamily;
   /** `--outlierLogPath`: where Envoy writes outlier detection events; empty = not written. */
   outlierLogPath?: string;
+  /** HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED: drop `#fragment` from request paths (default true). */
+  stripFragmentFromPath?: boolean;
 }
 
 type JsonObject = { [key: string]: Json };
@@ -100,8 +103,25 @@ export function defaultEnvoyBootstrap(options: EnvoyBootstrapOptions): JsonObjec
       ],
     },
   };
+  bootstrap.layered_runtime = {
+    layers: [
+      { name: 'global config', static_layer: runtimeFlags(options) },
+      { name: 'admin', admin_layer: {} },
+    ],
+  };
   if (options.outlierLogPath) bootstrap.cluster_manager = { outlier_detection: { event_log_path: options.outlierLogPath } };
   return bootstrap;
+}
+
+/**
+ * Envoy runtime flags, as the incumbent's agent sets them: a request path with a `#fragment`
+ * has it stripped rather than being rejected, and kept (Envoy's deprecated, unsafe behaviour)
+ * when HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED is false.
+ */
+function runtimeFlags(options: Pick<EnvoyBootstrapOptions, 'stripFragmentFromPath'>): JsonObject {
+  const flags: JsonObject = { 'envoy.reloadable_features.http_reject_path_with_fragment': false };
+  if (options.stripFragmentFromPath === false) flags['envoy.reloadable_features.http_strip_fragment_from_path_unsafe_if_disabled'] = false;
+  return flags;
 }
 
 function socketAddress(address: string, port: number): JsonObject {

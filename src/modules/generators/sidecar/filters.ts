@@ -60,6 +60,7 @@ export function outboundHcm(ctx: SidecarContext, chain: FilterChainContext, stat
     typed_config: {
       '@type': HCM_TYPE,
       stat_prefix: statPrefix,
+      ...ctx.pathNormalizationFields,
       rds: { config_source: { ...ADS_CONFIG_SOURCE }, route_config_name: routeName },
       http_filters: [
         ...contributedHttpFilters(ctx, chain),
@@ -79,6 +80,7 @@ export function inboundHcm(ctx: SidecarContext, chain: FilterChainContext, statP
     typed_config: {
       '@type': HCM_TYPE,
       stat_prefix: statPrefix,
+      ...ctx.pathNormalizationFields,
       route_config: {
         name: cluster,
         validate_clusters: { value: false },

@@ -5,6 +5,7 @@ import { sidecarClusters } from './clusters';
 import { sidecarEndpoints } from './endpoints';
 import { sidecarListeners } from './listeners';
 import { SidecarContext, SidecarGeneratorOptions } from './options';
+import { DEFAULT_PATH_NORMALIZATION, pathNormalizationFields } from './path-normalization';
 import { sidecarRoutes } from './routes';
 
 let instances = 0;
@@ -32,6 +33,7 @@ export class SidecarGenerator implements XdsGenerator {
       endpoints: [...(options.endpoints ?? []), ...(mtls ? [new TlsModeEndpointMetadata()] : [])],
       connectionManagers: options.connectionManagers ?? [],
       absoluteFqdnDomain: options.absoluteFqdnDomain ?? true,
+      pathNormalizationFields: pathNormalizationFields(options.pathNormalization ?? DEFAULT_PATH_NORMALIZATION),
       mtls,
       // Generators with different contributors must not share memoized output.
       memoPrefix: `sidecar#${instances++}`,

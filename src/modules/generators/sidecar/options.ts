@@ -3,6 +3,7 @@ import { encodeResource } from '../../xds/body-interning';
 import {
   ClusterContributor, EndpointContributor, HttpConnectionManagerContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
 } from '../api';
+import { PathNormalizationMode } from './path-normalization';
 
 /** What the sidecar generator is built with (the container passes the bound contributors). */
 export interface SidecarGeneratorOptions {
@@ -14,6 +15,8 @@ export interface SidecarGeneratorOptions {
   connectionManagers: readonly HttpConnectionManagerContributor[];
   /** Virtual hosts also answer to `<host>.` (PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN, default true). */
   absoluteFqdnDomain: boolean;
+  /** Mesh config `pathNormalization.normalization`: how every HTTP connection manager normalizes request paths (default BASE). */
+  pathNormalization: PathNormalizationMode;
   /**
    * Mesh mutual TLS (PeerAuthentication on inbound chains, DestinationRule TLS and auto mTLS on
    * outbound clusters, the TLS mode of EDS endpoints). Absent: config carries no TLS at all.
@@ -22,8 +25,10 @@ export interface SidecarGeneratorOptions {
 }
 
 /** Options with every contributor list present, and the prefix of this generator's memo keys. */
-export interface SidecarContext extends Omit<SidecarGeneratorOptions, 'mtls'> {
+export interface SidecarContext extends Omit<SidecarGeneratorOptions, 'mtls' | 'pathNormalization'> {
   memoPrefix: string;
+  /** The HCM fields of `pathNormalization`, checked once. */
+  pathNormalizationFields: Record<string, unknown>;
   mtls?: ResolvedMtlsOptions;
 }
 

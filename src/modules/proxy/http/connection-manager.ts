@@ -1,8 +1,9 @@
 /**
  * Envoy's HTTP connection manager in the built-in proxy: parses HTTP/1.1 on the connections a
- * listener hands it, runs the HTTP filters in order (a filter may answer locally: 401, 403...),
- * then routes with the inline route table or the one named by RDS, looked up per request so
- * an RDS update applies at once.
+ * listener hands it, normalizes the path as its config says (path-normalization.ts), runs the
+ * HTTP filters in order (a filter may answer locally: 401, 403...), then routes with the inline
+ * route table or the one named by RDS, looked up per request so an RDS update applies at once.
+ * Filters, routing and the upstream request line all see the normalized path, never the raw one.
  */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
@@ -11,6 +12,8 @@ import type { Decoded } from '../xds/xds-client';
 import { ConnectionInfo, FilterContext, HttpFilter, ProxyHttpRequest } from './filter-api';
 import { FilterRegistry } from './filter-registry';
 import { sendLocalReply } from './local-reply';
+import { normalizeRequestPath, PathNormalization, pathNormalizationOf, PathRuntimeFlags } from './path-normalization';
+import { parseRequestTarget } from './request-target';
 import { Router } from './router';
 import { RouteTable } from './routing';
 
@@ -27,6 +30,7 @@ export class HttpConnectionManager {
   private readonly server: http.Server;
   readonly routeConfigName?: string;
   private readonly inlineRoutes?: RouteTable;
+  private readonly pathNormalization: PathNormalization;
   private closing = false;
 
   constructor(
@@ -35,7 +39,9 @@ export class HttpConnectionManager {
     context: FilterContext,
     private readonly routes: RouteTables,
     private readonly router: Router,
+    pathFlags: PathRuntimeFlags,
   ) {
+    this.pathNormalization = pathNormalizationOf(config, pathFlags);
     if (config.rds) this.routeConfigName = String(config.rds.route_config_name);
     else if (config.route_config) this.inlineRoutes = new RouteTable(config.route_config);
     else throw new Error('http_connection_manager has neither rds nor route_config');
@@ -60,7 +66,20 @@ export class HttpConnectionManager {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const info = (req.socket as TaggedSocket)[CONNECTION_INFO]!;
     if (this.closing) res.shouldKeepAlive = false;
-    const request = toProxyRequest(req, info);
+    const target = parseRequestTarget(req.url ?? '/');
+    if (!target.path.startsWith('/')) {
+      sendLocalReply(res, 404, '');
+      req.resume();
+      return;
+    }
+    const path = normalizeRequestPath(target.path, this.pathNormalization);
+    if (path.kind !== 'forward') {
+      if (path.kind === 'redirect') sendLocalReply(res, 307, '', { location: path.path });
+      else sendLocalReply(res, 400, '');
+      req.resume();
+      return;
+    }
+    const request = toProxyRequest(req, info, path.path, target.authority);
     try {
       for (const filter of this.filters) {
         const outcome = await filter.onRequest(request);
@@ -86,11 +105,12 @@ export class HttpConnectionManager {
   }
 }
 
-function toProxyRequest(req: http.IncomingMessage, connection: ConnectionInfo): ProxyHttpRequest {
+/** The request filters see; `path` is the normalized one, `authority` that of an absolute-form target. */
+function toProxyRequest(req: http.IncomingMessage, connection: ConnectionInfo, path: string, authority?: string): ProxyHttpRequest {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const method = (req.method ?? 'GET').toUpperCase();
-  const path = req.url ?? '/';
+  if (authority !== undefined) headers.host = authority;
   headers[':method'] = method;
   headers[':path'] = path;
   headers[':authority'] = headers.host ?? '';

@@ -25,7 +25,7 @@ export interface ConnectionInfo {
 export interface ProxyHttpRequest {
   /** Upper-case method (`:method`). */
   method: string;
-  /** Path with query string, as received (`:path`). */
+  /** Path with query string (`:path`), as the connection manager normalized it (path-normalization.ts). */
   path: string;
   /**
    * Lower-case header names to values; repeated headers are joined with `,` as Envoy matches

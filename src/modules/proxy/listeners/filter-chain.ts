@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { ConnectionInfo, FilterContext, NetworkFilter } from '../http/filter-api';
 import { FilterRegistry, HCM_TYPE, TCP_PROXY_TYPE } from '../http/filter-registry';
 import { HttpConnectionManager, RouteTables } from '../http/connection-manager';
+import { PathRuntimeFlags } from '../http/path-normalization';
 import { Router } from '../http/router';
 import { TcpProxy } from '../tcp/tcp-proxy';
 import { ClusterManager } from '../upstream/cluster-manager';
@@ -21,6 +22,8 @@ export interface ChainDependencies {
   router: Router;
   clusters: ClusterManager;
   secrets: SecretStore;
+  /** Path handling flags every HTTP connection manager of the proxy applies. */
+  pathFlags: PathRuntimeFlags;
   log: (level: 'debug' | 'info' | 'warn', message: string) => void;
 }
 
@@ -49,7 +52,7 @@ export class FilterChain {
       const last = i === filters.length - 1;
       if (typeUrl === HCM_TYPE || typeUrl === TCP_PROXY_TYPE) {
         if (!last) throw new Error(`network filter ${f.name} must be the last of its chain`);
-        terminal = typeUrl === HCM_TYPE ? new HttpConnectionManager(f.typed_config, deps.registry, deps.context, deps.routes, deps.router) : new TcpProxy(f.typed_config, deps.clusters);
+        terminal = typeUrl === HCM_TYPE ? new HttpConnectionManager(f.typed_config, deps.registry, deps.context, deps.routes, deps.router, deps.pathFlags) : new TcpProxy(f.typed_config, deps.clusters);
         return;
       }
       const filter = deps.registry.networkFilter(f, deps.context);
