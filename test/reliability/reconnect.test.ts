@@ -12,7 +12,7 @@ import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
 import { workloadServiceYaml } from '../helpers/push';
-import { freePort, node } from '../security/mtls/grpc-workloads';
+import { ECHO_SERVICE, echoServiceYaml, freePort, node, SERVER_SCRIPT } from '../security/mtls/grpc-workloads';
 
 const NS = 'foo';
 const HOST = `httpbin.${NS}.svc.cluster.local`;
@@ -179,10 +179,8 @@ const grpc = require(${JSON.stringify(require.resolve('@grpc/grpc-js'))});
 const xds = require(${JSON.stringify(require.resolve('@grpc/grpc-js-xds'))});
 xds.register();
 const client = new grpc.Client(process.argv[2], grpc.credentials.createInsecure());
-const path = '/mesh.test.Echo/Echo';
-const ser = (v) => Buffer.from(JSON.stringify(v));
-const de = (b) => JSON.parse(b.toString());
-const tick = () => client.makeUnaryRequest(path, ser, de, {}, new grpc.Metadata(), { deadline: Date.now() + 1000 }, (err) => {
+const method = ${ECHO_SERVICE}.Echo;
+const tick = () => client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, {}, new grpc.Metadata(), { deadline: Date.now() + 1000 }, (err) => {
   console.log(JSON.stringify({ at: Date.now(), code: err ? err.code : 0 }));
   setTimeout(tick, 100);
 });
@@ -190,26 +188,9 @@ tick();
 process.on('SIGTERM', () => { client.close(); process.exit(0); });
 `;
 
-const ECHO_SERVER = `
-const grpc = require(${JSON.stringify(require.resolve('@grpc/grpc-js'))});
-const xds = require(${JSON.stringify(require.resolve('@grpc/grpc-js-xds'))});
-xds.register();
-const server = new xds.XdsServer();
-const ser = (v) => Buffer.from(JSON.stringify(v));
-const de = (b) => JSON.parse(b.toString());
-server.addService({ Echo: { path: '/mesh.test.Echo/Echo', requestStream: false, responseStream: false, requestSerialize: ser, requestDeserialize: de, responseSerialize: ser, responseDeserialize: de } },
-  { Echo: (call, callback) => callback(null, { server: 'echo' }) });
-server.bindAsync(process.argv[2], new xds.XdsServerCredentials(grpc.ServerCredentials.createInsecure()), (err, port) => {
-  if (err) { console.error('bind failed: ' + err.message); process.exit(1); }
-  console.log('serving on ' + port);
-});
-process.on('SIGTERM', () => { server.forceShutdown(); process.exit(0); });
-`;
-
+/** The echo service in plain text, with a DENY of its one method when `denyEcho`. */
 function echoConfig(serverIp: string, serverPort: number, denyEcho: boolean): string {
-  const policy = denyEcho
-    ? `
----
+  const deny = `---
 apiVersion: security.mesh.io/v1
 kind: AuthorizationPolicy
 metadata: { name: echo-deny, namespace: ${NS} }
@@ -218,26 +199,8 @@ spec:
   action: DENY
   rules:
   - to: [{ operation: { paths: ["/mesh.test.Echo/Echo"] } }]
-`
-    : '';
-  return `apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: echo, namespace: ${NS} }
-spec:
-  hosts: [echo.${NS}.svc.cluster.local]
-  location: MESH_INTERNAL
-  resolution: STATIC
-  ports: [{ name: grpc, number: 7070, protocol: GRPC }]
-  workloadSelector: { labels: { app: echo } }
----
-apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: echo-1, namespace: ${NS} }
-spec:
-  address: ${serverIp}
-  labels: { app: echo }
-  ports: { grpc: ${serverPort} }
-${policy}`;
+`;
+  return echoServiceYaml(serverIp, serverPort, '{ app: echo }') + (denyEcho ? deny : '');
 }
 
 describe('reliability: proxyless gRPC through the agent across daemon restarts', function () {
@@ -261,7 +224,7 @@ describe('reliability: proxyless gRPC through the agent across daemon restarts',
     const serverPort = await freePort(serverIp);
     fs.writeFileSync(path.join(dir, 'config', 'echo.yaml'), echoConfig(serverIp, serverPort, false));
     fs.writeFileSync(path.join(dir, 'client.js'), STEADY_CLIENT);
-    fs.writeFileSync(path.join(dir, 'server.js'), ECHO_SERVER);
+    fs.writeFileSync(path.join(dir, 'server.js'), SERVER_SCRIPT);
     daemon = new RestartableDaemon(path.join(dir, 'config'), await freePort('127.0.0.1'));
     await daemon.start();
     const grpcAgent = async (ip: string, app: string) => {

@@ -15,7 +15,7 @@ export const TARGET = `xds:///${HOST}:7070`;
 const GRPC = JSON.stringify(require.resolve('@grpc/grpc-js'));
 const GRPC_XDS = JSON.stringify(require.resolve('@grpc/grpc-js-xds'));
 
-const ECHO_SERVICE = `{
+export const ECHO_SERVICE = `{
   Echo: {
     path: '/mesh.test.Echo/Echo', requestStream: false, responseStream: false,
     requestSerialize: (v) => Buffer.from(JSON.stringify(v)), requestDeserialize: (b) => JSON.parse(b.toString()),
@@ -72,7 +72,8 @@ export interface Outcome {
 
 export const STATUS = { OK: 0, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, UNAVAILABLE: 14 };
 
-export function config(serverPort: number): string {
+/** The echo service (GRPC 7070) and its one workload at `serverIp:serverPort` with `labels`. */
+export function echoServiceYaml(serverIp: string, serverPort: number, labels: string): string {
   return `apiVersion: networking.mesh.io/v1
 kind: ServiceEntry
 metadata: { name: echo, namespace: ${NS} }
@@ -87,11 +88,15 @@ apiVersion: networking.mesh.io/v1
 kind: WorkloadEntry
 metadata: { name: echo-1, namespace: ${NS} }
 spec:
-  address: ${SERVER_IP}
-  labels: { app: echo, ${TLS_MODE_LABEL}: mesh }
+  address: ${serverIp}
+  labels: ${labels}
   serviceAccount: echo
   ports: { grpc: ${serverPort} }
----
+`;
+}
+
+export function config(serverPort: number): string {
+  return `${echoServiceYaml(SERVER_IP, serverPort, `{ app: echo, ${TLS_MODE_LABEL}: mesh }`)}---
 apiVersion: security.mesh.io/v1
 kind: PeerAuthentication
 metadata: { name: default, namespace: ${NS} }
