@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { KINDS } from './kinds';
 import { ConfigFileLimits } from './limits';
@@ -21,6 +24,7 @@ export type ParseReply = { id: number; result: ParseResult } | { id: number; err
  * come back as plain data (no kind class has behaviour, only shape).
  */
 if (parentPort) {
+  yieldCpuToTheEventLoop();
   const port = parentPort;
   const kinds = new KindRegistry(KINDS);
   port.on('message', (request: ParseRequest) => {
@@ -32,4 +36,17 @@ if (parentPort) {
     }
     port.postMessage(reply);
   });
+}
+
+/**
+ * Parsing is background work: on a busy machine the daemon's event loop (xDS, /ready) should
+ * get the CPU first. Linux sets priorities per thread; /proc/thread-self names this one.
+ */
+function yieldCpuToTheEventLoop(): void {
+  try {
+    const threadId = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
+    os.setPriority(threadId, Math.min(19, os.getPriority(threadId) + 10));
+  } catch {
+    // Not Linux, or not allowed: the parse still runs, at the same priority.
+  }
 }
