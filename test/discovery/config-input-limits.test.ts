@@ -125,6 +125,10 @@ describe('pilot-discovery --configDir: hostile config input (issue 14)', functio
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
+  const fileStatus = async (file: string) => {
+    const files = JSON.parse((await httpGet(daemon.httpPort, '/debug/config_files')).body) as Array<{ file: string; resources: number; lastError?: string }>;
+    return files.find((f) => f.file === file);
+  };
   const rejected = async () => metricValue(await httpGet(daemon.monitoringPort, '/metrics'), 'pilot_total_rejected_configs');
 
   before(async () => {
@@ -265,12 +269,16 @@ describe('pilot-discovery --configDir: hostile config input (issue 14)', functio
         }
         expect(await served('base')).to.equal('10.2.0.1');
         expect((await rejected()) - before).to.equal(c.counted ? 1 : 0);
+        const status = await fileStatus(file);
+        expect(status?.resources).to.equal(c.removes ? 0 : 1);
+        if (c.counted) expect(status?.lastError).to.contain(file);
         // Logged once, not once per line or per resync.
         expect(daemon.output().slice(since).match(new RegExp(quote(file), 'g'))).to.have.length(1);
 
         // Fixed: applied.
         await swapIn(file, (tmp) => fs.writeFileSync(tmp, serviceEntry(c.name, '10.1.0.2')));
         await until(async () => (await served(c.name)) === '10.1.0.2', `${c.name} fixed`);
+        expect(await fileStatus(file)).to.not.have.property('lastError');
       } finally {
         c.cleanup?.();
       }

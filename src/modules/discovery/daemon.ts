@@ -328,6 +328,11 @@ export class Daemon {
         },
       },
       configzHandler(() => this.store.snapshot()),
+      {
+        path: '/debug/config_files',
+        description: 'each file under --configDir: the resources it contributes and why its content is rejected or skipped, if it is',
+        handle: () => ({ json: this.fileSource?.status() ?? [] }),
+      },
       registryzHandler(() => {
         const push = this.coordinator?.currentPush();
         if (!push) return [];
