@@ -1,6 +1,18 @@
-import * as fs from 'node:fs';
 import { command, listFlag, MeshCommand } from '../../src/modules/cli';
-import { configFilesUnder, formatIssue, KindRegistry, KindRegistryToken, parseConfigText } from '../../src/modules/config';
+import {
+  ConfigFileLimits,
+  configFileLimits,
+  ConfigIssue,
+  ConfigLimitSettingError,
+  formatIssue,
+  KindRegistry,
+  KindRegistryToken,
+  listConfigFiles,
+  parseConfigBytes,
+  readConfigFile,
+  readStreamAtMost,
+} from '../../src/modules/config';
+import { Settings, SettingsToken } from '../../src/modules/settings';
 
 @command({
   program: 'meshctl',
@@ -16,31 +28,53 @@ export class Validate extends MeshCommand {
     const targets = ((flags.filename ?? []) as string[]).filter((f) => f !== '');
     if (targets.length === 0) this.fail('no input: give files, directories or - (stdin) with -f');
     const kinds = this.container.get<KindRegistry>(KindRegistryToken);
+    const limits = this.limits();
     let problems = 0;
+    // The daemon's rules: same reader (regular files only, size limit), same parser and limits.
+    const check = (name: string, bytes: Uint8Array) => {
+      const result = parseConfigBytes(name, bytes, kinds, limits);
+      if (result.issues.length === 0) {
+        const n = result.resources.length;
+        this.write(n === 0 ? `"${name}" is empty: it declares no resources` : `"${name}" is valid (${n} resource${n === 1 ? '' : 's'})`);
+      }
+      problems += this.report(result.issues);
+    };
     for (const target of targets) {
-      for (const { name, text } of this.read(target)) {
-        const result = parseConfigText(name, text, kinds);
-        if (result.issues.length === 0) {
-          const n = result.resources.length;
-          this.write(`"${name}" is valid (${n} resource${n === 1 ? '' : 's'})`);
-          continue;
-        }
-        problems += result.issues.length;
-        for (const issue of result.issues) process.stderr.write(`${formatIssue(issue)}\n`);
+      if (target === '-') {
+        const bytes = await readStreamAtMost(process.stdin, limits.maxBytes).catch((err: Error) => {
+          problems += this.report([{ location: { file: '<stdin>' }, message: err.message }]);
+          return undefined;
+        });
+        if (bytes) check('<stdin>', bytes);
+        continue;
+      }
+      const listing = await listConfigFiles(target).catch((err: NodeJS.ErrnoException) =>
+        this.fail(`cannot read ${target}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`),
+      );
+      problems += this.report(listing.unreadableDirs.map(({ dir, message }) => ({ location: { file: dir }, message: `cannot list: ${message}` })));
+      if (listing.files.length === 0 && listing.unreadableDirs.length === 0) this.fail(`${target}: no *.yaml, *.yml or *.json files found`);
+      for (const file of listing.files) {
+        const read = await readConfigFile(file, limits.maxBytes);
+        if (read.kind === 'bytes') check(file, read.bytes);
+        else if (read.kind === 'gone') problems += this.report([{ location: { file }, message: 'removed while being read' }]);
+        else problems += this.report([{ location: { file }, message: read.kind === 'skipped' ? `skipped: ${read.message}` : read.message }]);
       }
     }
     if (problems > 0) this.fail(`${problems} problem${problems === 1 ? '' : 's'} found`);
   }
 
-  private read(target: string): { name: string; text: string }[] {
-    if (target === '-') return [{ name: '<stdin>', text: fs.readFileSync(0, 'utf8') }];
-    let files: string[];
+  private limits(): ConfigFileLimits {
     try {
-      files = configFilesUnder(target);
+      return configFileLimits(this.container.get<Settings>(SettingsToken));
     } catch (err) {
-      this.fail(`cannot read ${target}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+      if (err instanceof ConfigLimitSettingError) this.fail(err.message);
+      throw err;
     }
-    if (files.length === 0) this.fail(`${target}: no *.yaml, *.yml or *.json files found`);
-    return files.map((name) => ({ name, text: fs.readFileSync(name, 'utf8') }));
+  }
+
+  /** Each issue on stderr, the file first; how many there were. */
+  private report(issues: readonly ConfigIssue[]): number {
+    for (const issue of issues) process.stderr.write(`${formatIssue(issue)}\n`);
+    return issues.length;
   }
 }

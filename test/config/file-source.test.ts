@@ -1,11 +1,12 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigChange, ConfigIssue, FileConfigSource, formatIssue, KindRegistry, KINDS, MemoryConfigStore } from '../../src/modules/config';
+import { ConfigChange, ConfigIssue, DEFAULT_CONFIG_FILE_LIMITS, FileConfigSource, formatIssue, MemoryConfigStore } from '../../src/modules/config';
+import { DIST_SRC, runNodeUnprivileged } from '../helpers/unprivileged';
 import { Debouncer } from '../../src/modules/shared/debouncer';
-
-const kinds = new KindRegistry(KINDS);
 
 function workloadEntry(name: string, address: string, namespace = 'foo'): string {
   return `apiVersion: networking.mesh.io/v1
@@ -59,7 +60,8 @@ interface Harness {
   events: string[][];
   rejected: ConfigIssue[];
   errors: string[];
-  write(rel: string, text: string): void;
+  warnings: string[];
+  write(rel: string, text: string | Buffer): void;
   /** `Kind/ns/name` → spec.address or first host, for short assertions. */
   served(): Record<string, string>;
 }
@@ -76,13 +78,13 @@ describe('config: file source (--configDir)', () => {
     const events: string[][] = [];
     const rejected: ConfigIssue[] = [];
     const errors: string[] = [];
+    const warnings: string[] = [];
     store.onChange((changes: readonly ConfigChange[]) => events.push(changes.map((c) => `${c.type} ${c.key}`)));
     const noop = () => undefined;
     const source = new FileConfigSource({
       dir,
-      kinds,
       store,
-      logger: { debug: noop, info: noop, warn: noop, error: (m) => errors.push(m) },
+      logger: { debug: noop, info: noop, warn: (m) => warnings.push(m), error: (m) => errors.push(m) },
       debounceMs: 20,
       onRejected: (issue) => rejected.push(issue),
       ...extra,
@@ -98,6 +100,7 @@ describe('config: file source (--configDir)', () => {
       events,
       rejected,
       errors,
+      warnings,
       write(rel, text) {
         fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
         fs.writeFileSync(path.join(dir, rel), text);
@@ -252,9 +255,123 @@ describe('config: file source (--configDir)', () => {
     await eventually(() => expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w': '10.0.0.1' }));
   });
 
+  it('rejects a file the YAML library throws on (an alias bomb) alone: edits of every file still apply', async () => {
+    const h = harness();
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
+    h.write('bomb.yaml', `a: &a [x, x]\nb: [${Array(150).fill('*a').join(', ')}]\n`);
+    await h.source.start();
+    expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.1' });
+    expect(h.errors).to.deep.equal([`rejected config: ${path.join(h.dir, 'bomb.yaml')}:2: document 1: more than 100 YAML alias references (the limit per file); nothing from this file is served`]);
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.2'));
+    await eventually(() => expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.2' }));
+    expect(h.rejected).to.have.length(1);
+  });
+
+  it('gives one error for a file of binary garbage, and applies it once fixed', async () => {
+    const h = harness();
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
+    await h.source.start();
+    h.write('a.yaml', Buffer.concat([Buffer.from('kind: '), crypto.randomBytes(1024 * 1024), Buffer.from([0])]));
+    await eventually(() => expect(h.rejected).to.have.length(1));
+    expect(h.errors).to.have.length(1);
+    expect(h.errors[0]).to.match(new RegExp(`^rejected config: ${path.join(h.dir, 'a.yaml')}:\\d+: binary content \\(a NUL byte at offset \\d+\\).*; keeping the file's last good version \\(1 resource\\)$`));
+    expect(h.source.status()[0]).to.include({ resources: 1 }).and.to.have.property('lastError').that.match(/binary content/);
+    expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.1' });
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.2'));
+    await eventually(() => expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.2' }));
+    expect(h.source.status()[0].lastError).to.equal(undefined);
+  });
+
+  it('logs the first 10 rejected documents of a file and sums up the rest, counting them all', async () => {
+    const h = harness();
+    h.write('a.yaml', docs(...Array.from({ length: 15 }, (_, i) => workloadEntry(`Bad_${i}`, '10.0.0.1'))));
+    await h.source.start();
+    expect(h.rejected).to.have.length(15);
+    expect(h.errors).to.have.length(11);
+    expect(h.errors[10]).to.equal(`rejected config: ${path.join(h.dir, 'a.yaml')}: 5 more rejected document issues not shown (meshctl validate -f lists them all)`);
+    expect(h.source.status()[0].lastError!.split('\n')).to.have.length(11);
+  });
+
+  it('says so when a file is empty, and that its resources were removed', async () => {
+    const h = harness();
+    h.write('a.yaml', docs(workloadEntry('w1', '10.0.0.1'), workloadEntry('w2', '10.0.0.2')));
+    h.write('b.yaml', '# nothing yet\n');
+    await h.source.start();
+    expect(h.warnings).to.deep.equal([`config file ${path.join(h.dir, 'b.yaml')} is empty: it declares no resources`]);
+    h.write('a.yaml', '');
+    await eventually(() => expect(h.served()).to.deep.equal({}));
+    expect(h.warnings[1]).to.equal(`config file ${path.join(h.dir, 'a.yaml')} is empty: it declares no resources; its 2 resources were removed`);
+    expect(h.rejected).to.deep.equal([]);
+  });
+
+  it('skips a FIFO or a dangling symlink put in place of a file, warning once and keeping its last good version', async () => {
+    const h = harness();
+    const file = path.join(h.dir, 'a.yaml');
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
+    await h.source.start();
+    expect(spawnSync('mkfifo', [path.join(h.dir, '.fifo')]).status).to.equal(0);
+    fs.renameSync(path.join(h.dir, '.fifo'), file);
+    await eventually(() => expect(h.warnings).to.have.length(1));
+    expect(h.warnings[0]).to.equal(`skipping config file ${file}: a FIFO (named pipe), not a regular file; keeping the file's last good version (1 resource)`);
+    // Another event: the FIFO is not reported again.
+    h.write('b.yaml', workloadEntry('marker', '10.0.0.9'));
+    await eventually(() => expect(h.served()).to.have.property('WorkloadEntry/foo/marker'));
+    fs.symlinkSync(path.join(h.dir, 'gone.yaml'), path.join(h.dir, '.link'));
+    fs.renameSync(path.join(h.dir, '.link'), file);
+    await eventually(() => expect(h.warnings).to.have.length(2));
+    expect(h.warnings[1]).to.equal(`skipping config file ${file}: a dangling symlink to ${path.join(h.dir, 'gone.yaml')} (the target does not exist); keeping the file's last good version (1 resource)`);
+    expect(h.rejected.map((i) => i.location.file)).to.deep.equal([file, file]);
+    expect(h.served()['WorkloadEntry/foo/w1']).to.equal('10.0.0.1');
+    h.write('gone.yaml.tmp', workloadEntry('w1', '10.0.0.2'));
+    fs.renameSync(path.join(h.dir, 'gone.yaml.tmp'), path.join(h.dir, 'gone.yaml'));
+    // The link resolves now: both names declare w1, the first in sorted order (a.yaml) serves it.
+    await eventually(() => expect(h.served()['WorkloadEntry/foo/w1']).to.equal('10.0.0.2'));
+  });
+
+  it('rejects a file over its size limit unread, naming the setting', async () => {
+    const h = harness({ limits: { ...DEFAULT_CONFIG_FILE_LIMITS, maxBytes: 200 } });
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
+    await h.source.start();
+    h.write('a.yaml', `${workloadEntry('w1', '10.0.0.2')}# ${'x'.repeat(200)}\n`);
+    await eventually(() => expect(h.rejected).to.have.length(1));
+    expect(h.errors[0]).to.match(/a\.yaml: the file is \d+ bytes, more than the limit of 200 \(PILOT_CONFIG_FILE_MAX_BYTES\); keeping the file's last good version/);
+    expect(h.served()['WorkloadEntry/foo/w1']).to.equal('10.0.0.1');
+  });
+
+  it('keeps the files of a subdirectory it cannot list, and says so once', () => {
+    const result = runNodeUnprivileged(`
+      const fs = require('fs'), os = require('os'), path = require('path');
+      const { FileConfigSource, MemoryConfigStore } = require(${JSON.stringify(path.join(DIST_SRC, 'modules', 'config'))});
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-config-'));
+      const we = (name) => 'apiVersion: networking.mesh.io/v1\\nkind: WorkloadEntry\\nmetadata: {name: ' + name + ', namespace: foo}\\nspec: {address: 10.0.0.1}\\n';
+      fs.mkdirSync(path.join(dir, 'team'));
+      fs.writeFileSync(path.join(dir, 'team', 'a.yaml'), we('locked'));
+      const store = new MemoryConfigStore();
+      const warnings = [];
+      const source = new FileConfigSource({ dir, store, debounceMs: 20, logger: { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m.replace(dir, '<dir>')) } });
+      const names = () => [...store.snapshot().values()].flat().map((r) => r.metadata.name).sort();
+      const until = async (check) => { for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10)); };
+      (async () => {
+        await source.start();
+        fs.chmodSync(path.join(dir, 'team'), 0);
+        fs.writeFileSync(path.join(dir, 'b.yaml'), we('open'));
+        await until(() => names().includes('open'));
+        fs.writeFileSync(path.join(dir, 'c.yaml'), we('another'));
+        await until(() => names().includes('another'));
+        source.stop();
+        fs.chmodSync(path.join(dir, 'team'), 0o700);
+        fs.rmSync(dir, { recursive: true, force: true });
+        console.log(JSON.stringify({ names: names(), warnings }));
+      })();
+    `) as { names: string[]; warnings: string[] };
+    expect(result.names).to.deep.equal(['another', 'locked', 'open']);
+    expect(result.warnings).to.have.length(1);
+    expect(result.warnings[0]).to.match(/^cannot list config directory <dir>\/team \(EACCES: permission denied, scandir .*\); its files keep their last good versions$/);
+  });
+
   it('rejects start for a directory that does not exist, naming it', async () => {
     const dir = path.join(os.tmpdir(), `mesh-config-missing-${process.pid}`);
-    const source = new FileConfigSource({ dir, kinds, store: new MemoryConfigStore(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    const source = new FileConfigSource({ dir, store: new MemoryConfigStore(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
     let failure: Error | undefined;
     await source.start().catch((err: Error) => (failure = err));
     expect(failure?.message).to.equal(`config directory ${dir} does not exist`);

@@ -1,23 +1,28 @@
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ScopedLogger } from '../logging';
 import { Debouncer } from '../shared/debouncer';
 import { DirectoryTreeWatcher } from './dir-watcher';
-import { configFilesUnder } from './files';
+import { listConfigFiles } from './files';
 import { ConfigIssue, formatIssue } from './issues';
+import { ConfigFileLimits, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
 import { MemoryConfigStore, SourcePart } from './memory-store';
-import { parseConfigText, ParseResult } from './parse';
+import { ParseResult } from './parse';
+import { readConfigFile } from './read-file';
 import { ConfigResource, resourceKey } from './resource';
 import { ConfigChange } from './store';
-import { KindRegistry } from './validate';
+import { WorkerConfigParser } from './worker-parser';
 
 export interface FileConfigSourceOptions {
   /** The watched directory (`--configDir`); read recursively. */
   dir: string;
-  kinds: KindRegistry;
   store: MemoryConfigStore;
   logger: Pick<ScopedLogger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** What one file may cost (size, aliases, nesting, documents). Default DEFAULT_CONFIG_FILE_LIMITS. */
+  limits?: ConfigFileLimits;
+  /** Longest one file may take to parse before it is rejected. Default 30 s. */
+  parseTimeoutMs?: number;
   /** Quiet time after the last file event before applying. Default 100 ms. */
   debounceMs?: number;
   /** Longest a stream of events can postpone an apply. Default 1 s. */
@@ -26,7 +31,10 @@ export interface FileConfigSourceOptions {
   pollMs?: number;
   /** Poll instead of watching, e.g. for file systems without change notification. */
   poll?: boolean;
-  /** Once per rejected document issue or unreadable file; the daemon counts these in pilot_total_rejected_configs. */
+  /**
+   * Once per rejected document issue, rejected file (too big, not text, a limit passed) or
+   * skipped file (not a regular file); the daemon counts these in pilot_total_rejected_configs.
+   */
   onRejected?: (issue: ConfigIssue) => void;
 }
 
@@ -44,7 +52,7 @@ export interface FileStatus {
 /** What is remembered of one file between reads. */
 interface FileState {
   file: string;
-  /** Hash of the content last read, good or bad: the same bytes are not parsed or reported twice. */
+  /** Fingerprint of what was last read, good or bad: the same bytes (or the same FIFO) are not handled or reported twice. */
   hash: string;
   /** What the file contributes to the store: its last good resources. */
   good: readonly ConfigResource[];
@@ -52,21 +60,35 @@ interface FileState {
   lastLoaded: Date;
 }
 
+/** Issues of one file written to the log at most; the rest are counted and summed up in one line. */
+const LOGGED_ISSUES_PER_FILE = 10;
+
 /**
  * The `--configDir` source: every config file under a directory, kept in the store as the
  * files change. A bad file or document is rejected alone and the last good version stays
- * served, so a typo never takes configuration away from running proxies.
+ * served, so a typo never takes configuration away from running proxies. Files are read
+ * asynchronously within the size limit and parsed in a worker thread, so no file (huge, a
+ * FIFO, an alias bomb) can block the daemon or stop the other files from applying.
  */
 export class FileConfigSource {
   private readonly files = new Map<string, FileState>();
   private readonly debouncer: Debouncer<true>;
+  private readonly limits: ConfigFileLimits;
+  private readonly parser: WorkerConfigParser;
   private stopWatching?: () => void;
   private dirMissing = false;
   private polling = false;
   private treeWatcher: DirectoryTreeWatcher | undefined;
   private started = false;
+  /** Resyncs run one after another; one queued resync covers every event before it starts. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued: Promise<ConfigChange[]> | undefined;
+  /** Subdirectories that could not be listed last time, to log the change only. */
+  private unreadableDirs = new Set<string>();
 
   constructor(private readonly options: FileConfigSourceOptions) {
+    this.limits = options.limits ?? DEFAULT_CONFIG_FILE_LIMITS;
+    this.parser = new WorkerConfigParser({ limits: this.limits, timeoutMs: options.parseTimeoutMs });
     this.debouncer = new Debouncer<true>(options.debounceMs ?? 100, options.maxDebounceMs ?? 1000, () => true, () => this.resyncFromEvent());
   }
 
@@ -82,7 +104,7 @@ export class FileConfigSource {
     // Watch before reading, so a change made during the initial load is not missed.
     this.stopWatching = this.options.poll ? this.startPolling() : this.startWatching();
     try {
-      this.resync();
+      await this.resync();
     } catch (err) {
       this.stop();
       throw new Error(`cannot load config directory ${dir}: ${(err as Error).message}`);
@@ -93,6 +115,7 @@ export class FileConfigSource {
     this.stopWatching?.();
     this.stopWatching = undefined;
     this.debouncer.stop();
+    this.parser.stop();
     this.started = false;
   }
 
@@ -103,21 +126,38 @@ export class FileConfigSource {
   }
 
   /**
-   * Reads the directory now and applies what changed as one batch. Every event leads here,
+   * Reads the directory and applies what changed as one batch. Every event leads here,
    * whatever file it names: event names are unreliable (new subdirectories, symlink swaps of
-   * mounted volumes), and unchanged files cost a read and a hash only.
+   * mounted volumes), and unchanged files cost a read and a hash only. Rejects only when the
+   * directory itself cannot be listed.
    */
-  resync(): ConfigChange[] {
-    const files = configFilesUnder(this.options.dir);
+  resync(): Promise<ConfigChange[]> {
+    if (this.queued) return this.queued;
+    const run = this.chain.then(() => {
+      this.queued = undefined;
+      return this.readAll();
+    });
+    this.queued = run;
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async readAll(): Promise<ConfigChange[]> {
+    if (!this.started) return [];
+    const listing = await listConfigFiles(this.options.dir);
     const batch: SourcePart[] = [];
     const present = new Set<string>();
-    for (const file of files) {
-      const sourceId = path.relative(this.options.dir, file).split(path.sep).join('/');
-      const read = this.read(sourceId, file);
-      if (read === 'gone') continue;
+    for (const file of listing.files) {
+      const sourceId = this.sourceIdOf(file);
+      const part = await this.read(sourceId, file);
+      if (!this.started) return [];
+      if (part === 'gone') continue;
       present.add(sourceId);
-      if (read) batch.push(read);
+      if (part) batch.push(part);
+      // Fair to /ready and xDS however many files there are.
+      await yieldToEventLoop();
     }
+    this.noteUnreadableDirs(listing.unreadableDirs, present);
     for (const [sourceId, state] of this.files) {
       if (present.has(sourceId)) continue;
       this.files.delete(sourceId);
@@ -129,66 +169,104 @@ export class FileConfigSource {
     return changes;
   }
 
-  /** The part to apply for one file, undefined when nothing changed, 'gone' if it vanished meanwhile. */
-  private read(sourceId: string, file: string): SourcePart | undefined | 'gone' {
-    const prev = this.files.get(sourceId);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ENOENT') return 'gone';
-      // Unreadable for now (permissions, a directory named x.yaml): keep what it gave before.
-      return this.reject(sourceId, file, prev, `unreadable:${e.code}`, [{ location: { file, documentIndex: 0 }, message: `cannot read: ${e.message}` }]);
+  private sourceIdOf(file: string): string {
+    return path.relative(this.options.dir, file).split(path.sep).join('/');
+  }
+
+  /** The files of a subdirectory that cannot be listed are unknown, not removed: they keep what they gave. */
+  private noteUnreadableDirs(dirs: readonly { dir: string; message: string }[], present: Set<string>): void {
+    const now = new Set(dirs.map((d) => d.dir));
+    for (const { dir, message } of dirs) {
+      if (!this.unreadableDirs.has(dir)) this.options.logger.warn(`cannot list config directory ${dir} (${message}); its files keep their last good versions`);
+      const prefix = `${this.sourceIdOf(dir)}/`;
+      for (const sourceId of this.files.keys()) if (sourceId.startsWith(prefix)) present.add(sourceId);
     }
-    const hash = createHash('sha256').update(text).digest('hex');
-    if (prev && prev.hash === hash) return undefined;
-    const parsed = parseConfigText(file, text, this.options.kinds);
-    if (parsed.issues.some(isSyntaxIssue)) return this.reject(sourceId, file, prev, hash, parsed.issues);
+    for (const dir of this.unreadableDirs) if (!now.has(dir)) this.options.logger.info(`config directory ${dir} can be listed again`);
+    this.unreadableDirs = now;
+  }
+
+  /** The part to apply for one file, undefined when nothing changed, 'gone' if it vanished meanwhile. */
+  private async read(sourceId: string, file: string): Promise<SourcePart | undefined | 'gone'> {
+    const prev = this.files.get(sourceId);
+    const read = await readConfigFile(file, this.limits.maxBytes);
+    switch (read.kind) {
+      case 'gone':
+        return 'gone';
+      case 'skipped':
+        return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }], 'skipped');
+      case 'rejected':
+        return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }]);
+    }
+    if (prev?.hash === read.fingerprint) return undefined;
+    const parsed = await this.parser.parse(file, read.bytes);
+    if (!this.started) return undefined;
+    if (parsed.fileRejected) return this.reject(sourceId, file, prev, read.fingerprint, parsed.issues);
 
     const { resources, kept } = withLastGood(parsed, prev?.good ?? []);
-    this.files.set(sourceId, { file, hash, good: resources, lastLoaded: new Date(), lastError: joinIssues(parsed.issues) });
-    for (const issue of parsed.issues) {
+    this.files.set(sourceId, { file, hash: read.fingerprint, good: resources, lastLoaded: new Date(), lastError: joinIssues(parsed.issues) });
+    if (resources.length === 0 && parsed.issues.length === 0) this.noteEmpty(file, prev?.good.length ?? 0);
+    this.reportAll(parsed.issues, (issue) => {
       const key = identityOf(issue);
-      this.report(issue, key && kept.has(key) ? `keeping the last good version of ${key}` : undefined);
-    }
+      return key && kept.has(key) ? `keeping the last good version of ${key}` : undefined;
+    });
     this.options.logger.debug(`loaded ${file}`, { resources: resources.length, rejected: parsed.issues.length });
     return { sourceId, resources };
   }
 
-  /** The whole file is rejected: its last good resources stay as they are. */
-  private reject(sourceId: string, file: string, prev: FileState | undefined, hash: string, issues: ConfigIssue[]): undefined {
+  /** The whole file is rejected (or skipped): its last good resources stay as they are. */
+  private reject(sourceId: string, file: string, prev: FileState | undefined, hash: string, issues: ConfigIssue[], how: 'rejected' | 'skipped' = 'rejected'): undefined {
     if (prev?.hash === hash) return undefined; // the same failure again: reported already
     const good = prev?.good ?? [];
     this.files.set(sourceId, { file, hash, good, lastLoaded: new Date(), lastError: joinIssues(issues) });
-    const note = good.length ? `keeping the file's last good version (${good.length} resources)` : 'nothing from this file is served';
-    for (const issue of issues) this.report(issue, note);
+    const note = good.length ? `keeping the file's last good version (${good.length} resource${good.length === 1 ? '' : 's'})` : 'nothing from this file is served';
+    if (how === 'skipped') {
+      this.options.logger.warn(`skipping config file ${file}: ${issues[0].message}; ${note}`);
+      this.options.onRejected?.(issues[0]);
+      return undefined;
+    }
+    this.reportAll(issues, () => note);
     return undefined;
   }
 
-  private report(issue: ConfigIssue, note: string | undefined): void {
-    this.options.logger.error(`rejected config: ${formatIssue(issue)}${note ? `; ${note}` : ''}`);
-    this.options.onRejected?.(issue);
+  /** An empty file is applied (it declares nothing), but never silently: it may be a truncated write. */
+  private noteEmpty(file: string, removed: number): void {
+    const gone = removed ? `; its ${removed} resource${removed === 1 ? ' was' : 's were'} removed` : '';
+    this.options.logger.warn(`config file ${file} is empty: it declares no resources${gone}`);
+  }
+
+  /** Each issue counted; the first few logged, the rest summed up in one line so a bad file cannot flood the log. */
+  private reportAll(issues: readonly ConfigIssue[], noteFor: (issue: ConfigIssue) => string | undefined): void {
+    issues.forEach((issue, i) => {
+      if (i < LOGGED_ISSUES_PER_FILE) {
+        const note = noteFor(issue);
+        this.options.logger.error(`rejected config: ${formatIssue(issue)}${note ? `; ${note}` : ''}`);
+      }
+      this.options.onRejected?.(issue);
+    });
+    const more = issues.length - LOGGED_ISSUES_PER_FILE;
+    if (more > 0) this.options.logger.error(`rejected config: ${issues[0].location.file}: ${more} more rejected document issues not shown (meshctl validate -f lists them all)`);
   }
 
   /** From a watch event or poll tick: failures are logged, the last config stays. */
   private resyncFromEvent(): void {
-    try {
-      this.resync();
-      this.treeWatcher?.refresh();
-      if (this.dirMissing) this.options.logger.info(`config directory ${this.options.dir} is back`);
-      this.dirMissing = false;
-    } catch (err) {
-      if (!fs.existsSync(this.options.dir)) {
-        if (!this.dirMissing) this.options.logger.error(`config directory ${this.options.dir} disappeared; keeping the last loaded config until it is back`);
-        this.dirMissing = true;
-        // The watch followed the old directory: only polling can see a new one appear.
-        this.fallBackToPolling();
-      } else {
-        // Usually a subdirectory removed while being listed; its own event follows.
-        this.options.logger.warn(`cannot list config directory ${this.options.dir}: ${(err as Error).message}`);
-      }
-    }
+    this.resync().then(
+      () => {
+        this.treeWatcher?.refresh();
+        if (this.dirMissing) this.options.logger.info(`config directory ${this.options.dir} is back`);
+        this.dirMissing = false;
+      },
+      (err: Error) => {
+        if (!this.started) return;
+        if (!fs.existsSync(this.options.dir)) {
+          if (!this.dirMissing) this.options.logger.error(`config directory ${this.options.dir} disappeared; keeping the last loaded config until it is back`);
+          this.dirMissing = true;
+          // The watch followed the old directory: only polling can see a new one appear.
+          this.fallBackToPolling();
+        } else {
+          this.options.logger.warn(`cannot list config directory ${this.options.dir}: ${err.message}`);
+        }
+      },
+    );
   }
 
   private startWatching(): () => void {
@@ -258,16 +336,11 @@ function identityOf(issue: ConfigIssue): string | undefined {
   return issue.kind && issue.name ? `${issue.kind}/${issue.namespace ?? 'default'}/${issue.name}` : undefined;
 }
 
-/**
- * A YAML syntax error (parseConfigText marks them "invalid YAML"): document boundaries may be
- * wrong too, so nothing of the file can be trusted, not even which resources it still declares.
- */
-function isSyntaxIssue(issue: ConfigIssue): boolean {
-  return issue.kind === undefined && issue.message.startsWith('invalid YAML');
-}
-
 function joinIssues(issues: readonly ConfigIssue[]): string | undefined {
-  return issues.length ? issues.map(formatIssue).join('\n') : undefined;
+  if (!issues.length) return undefined;
+  const shown = issues.slice(0, LOGGED_ISSUES_PER_FILE).map(formatIssue);
+  if (issues.length > shown.length) shown.push(`... and ${issues.length - shown.length} more`);
+  return shown.join('\n');
 }
 
 function summary(changes: readonly ConfigChange[]): string {

@@ -3,23 +3,44 @@ import * as path from 'node:path';
 
 const CONFIG_FILE = /\.(ya?ml|json)$/i;
 
+export interface ConfigFileListing {
+  /** Sorted, so results are stable. */
+  files: string[];
+  /** Subdirectories that could not be listed (permissions, say): their files are unknown, not gone. */
+  unreadableDirs: { dir: string; message: string }[];
+}
+
 /**
  * The config files a path names: the file itself, or every *.yaml|*.yml|*.json below a
- * directory (recursively, sorted so results are stable). Hidden entries are skipped, as
- * editors and orchestrator volume mounts keep their scratch files there.
+ * directory (recursively). Hidden entries are skipped, as editors and orchestrator volume
+ * mounts keep their scratch files there. Only the target itself failing is an error: a
+ * subdirectory removed while being listed is skipped, one that cannot be read is reported.
+ * What the entries are (FIFOs, sockets, symlinks) is for the reader to find out.
  */
-export function configFilesUnder(target: string): string[] {
-  const stat = fs.statSync(target);
-  if (!stat.isDirectory()) return [target];
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+export async function listConfigFiles(target: string): Promise<ConfigFileListing> {
+  const stat = await fs.promises.stat(target);
+  const listing: ConfigFileListing = { files: [], unreadableDirs: [] };
+  if (!stat.isDirectory()) {
+    listing.files.push(target);
+    return listing;
+  }
+  const walk = async (dir: string): Promise<void> => {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (dir === target) throw err;
+      if (e.code !== 'ENOENT') listing.unreadableDirs.push({ dir, message: e.message });
+      return;
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       if (entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (CONFIG_FILE.test(entry.name)) out.push(full);
+      if (entry.isDirectory()) await walk(full);
+      else if (CONFIG_FILE.test(entry.name)) listing.files.push(full);
     }
   };
-  walk(target);
-  return out;
+  await walk(target);
+  return listing;
 }

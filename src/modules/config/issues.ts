@@ -1,7 +1,8 @@
 /** Where a resource came from: file, 0-based document index, 1-based line when known. */
 export interface ConfigLocation {
   file: string;
-  documentIndex: number;
+  /** Absent for a problem of the whole file (its size, its encoding, a limit). */
+  documentIndex?: number;
   line?: number;
 }
 
@@ -22,5 +23,6 @@ export function formatIssue(issue: ConfigIssue): string {
   const where = line ? `${file}:${line}` : file;
   const what = issue.kind ? ` ${issue.kind}${issue.name ? ` ${issue.namespace ?? 'default'}/${issue.name}` : ''}` : '';
   const field = issue.field ? `${issue.field}: ` : '';
-  return `${where}: document ${documentIndex + 1}${what ? ` (${what.trim()})` : ''}: ${field}${issue.message}`;
+  const document = documentIndex === undefined ? '' : `document ${documentIndex + 1}${what ? ` (${what.trim()})` : ''}: `;
+  return `${where}: ${document}${field}${issue.message}`;
 }

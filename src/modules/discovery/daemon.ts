@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import type { Container } from 'inversify';
 import { BuildInfo, BuildInfoToken } from '../build-info';
-import { ConfigIssue, FileConfigSource, KindRegistry, KindRegistryToken, MemoryConfigStore } from '../config';
+import { ConfigIssue, configFileLimits, ConfigLimitSettingError, FileConfigSource, MemoryConfigStore } from '../config';
 import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { ConfigResource } from '../config/resource';
 import { configzHandler, DebugHandler, DebugHttpServer, pluginsHandler, registryzHandler } from '../debug';
@@ -289,9 +289,16 @@ export class Daemon {
       }
     }
     if (!this.flags.configDir) return;
+    let limits;
+    try {
+      limits = configFileLimits(this.settings);
+    } catch (err) {
+      if (err instanceof ConfigLimitSettingError) throw new DaemonStartError(err.message);
+      throw err;
+    }
     this.fileSource = new FileConfigSource({
       dir: this.flags.configDir,
-      kinds: this.container.get<KindRegistry>(KindRegistryToken),
+      limits,
       store: this.store,
       logger: log,
       onRejected: (issue: ConfigIssue) => this.metrics.totalRejectedConfigs.inc({ type: issue.kind ?? 'file' }),
@@ -321,6 +328,11 @@ export class Daemon {
         },
       },
       configzHandler(() => this.store.snapshot()),
+      {
+        path: '/debug/config_files',
+        description: 'each file under --configDir: the resources it contributes and why its content is rejected or skipped, if it is',
+        handle: () => ({ json: this.fileSource?.status() ?? [] }),
+      },
       registryzHandler(() => {
         const push = this.coordinator?.currentPush();
         if (!push) return [];

@@ -23,6 +23,7 @@ const DA: readonly Program[] = ['pilot-discovery', 'pilot-agent'];
 const DC: readonly Program[] = ['pilot-discovery', 'install-cni'];
 const DAC: readonly Program[] = ['pilot-discovery', 'pilot-agent', 'install-cni'];
 const ALL: readonly Program[] = ['pilot-discovery', 'pilot-agent', 'install-cni', 'meshctl'];
+const DM: readonly Program[] = ['pilot-discovery', 'meshctl'];
 
 export const CATALOGUE = [
   // spec/01: settings read by the daemon (and, per spec/02, by the agent and installer)
@@ -280,6 +281,7 @@ export const CATALOGUE = [
   setting("ZTUNNEL_UDS_ADDRESS", 'S', "/var/run/ztunnel/ztunnel.sock", "UDS server address ztunnel connects to (also `--ztunnel-uds-address`)", C),
   // The mesh's own settings
   setting('MESH_PLUGINS', 'S', undefined, 'third-party plugins to load at start: comma-separated npm package names or paths', ALL),
+  setting('PILOT_CONFIG_FILE_MAX_BYTES', 'I', '2097152', 'largest config file, in bytes, the daemon reads from `--configDir` and `meshctl validate` reads (2 MiB; from 1 to 268435456); a bigger file is rejected unread and the daemon keeps its last good version', DM),
 ] as const;
 
 export type Catalogue = typeof CATALOGUE;

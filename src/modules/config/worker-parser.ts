@@ -1,0 +1,108 @@
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ConfigFileLimits } from './limits';
+import { ParseResult } from './parse';
+import type { ParseReply, ParseRequest } from './parse-worker';
+
+export interface WorkerConfigParserOptions {
+  limits: ConfigFileLimits;
+  /** Longest one file may take to parse; the worker is then stopped and the file rejected. Default 30 s. */
+  timeoutMs?: number;
+  /** The worker stops after this long without work, handing its memory back. Default 2 s. */
+  idleMs?: number;
+  /** The worker's heap; by default room for the largest file the limits allow. */
+  maxHeapMb?: number;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Parses config files in a worker thread, one at a time, so a large or hostile file never
+ * blocks the daemon's event loop (/ready, xDS): the YAML library needs seconds and ~100 bytes
+ * of heap per input byte for a file of a few MiB. The worker's heap is capped; running out of
+ * it, or of time, rejects that file and the next file gets a fresh worker.
+ */
+export class WorkerConfigParser {
+  private worker: Worker | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 0;
+  private readonly heapMb: number;
+
+  constructor(private readonly options: WorkerConfigParserOptions) {
+    // The YAML document model takes up to ~170 bytes per input byte; room for that, plus the worker's own.
+    this.heapMb = options.maxHeapMb ?? 128 + 200 * Math.ceil(options.limits.maxBytes / MIB);
+  }
+
+  /** Parses one file's bytes; never rejects: every failure is an issue of that file. */
+  parse(file: string, bytes: Uint8Array): Promise<ParseResult> {
+    const run = this.queue.then(() => this.run(file, bytes));
+    this.queue = run;
+    return run;
+  }
+
+  /** Stops the worker now: a parse in flight ends with an issue; a later parse starts a new worker. */
+  stop(): void {
+    this.stopWorker();
+  }
+
+  private run(file: string, bytes: Uint8Array): Promise<ParseResult> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const worker = (this.worker ??= this.startWorker());
+    const timeoutMs = this.options.timeoutMs ?? 30_000;
+    return new Promise<ParseResult>((resolve) => {
+      const id = ++this.nextId;
+      const finish = (result: ParseResult, workerFailed = false) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        if (workerFailed) this.stopWorker();
+        else this.armIdleTimer();
+        resolve(result);
+      };
+      const onMessage = (reply: ParseReply) => {
+        if (reply.id !== id) return;
+        finish('error' in reply ? fileIssue(file, `cannot parse: ${reply.error}`) : reply.result);
+      };
+      const onError = (err: Error & { code?: string }) => {
+        const message = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `parsing needs more than ${this.heapMb} MiB of memory (the limit for files of this size)` : `the parser failed: ${err.message}`;
+        finish(fileIssue(file, message), true);
+      };
+      const onExit = (code: number) => finish(fileIssue(file, `the parser stopped (exit code ${code})`), true);
+      const timer = setTimeout(() => finish(fileIssue(file, `parsing took longer than ${timeoutMs} ms (the limit)`), true), timeoutMs);
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+      const request: ParseRequest = { id, file, bytes, limits: this.options.limits };
+      worker.postMessage(request);
+    });
+  }
+
+  private startWorker(): Worker {
+    const worker = new Worker(path.join(__dirname, 'parse-worker.js'), {
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+    });
+    // An idle worker must never keep a process alive.
+    worker.unref();
+    return worker;
+  }
+
+  private armIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.stopWorker(), this.options.idleMs ?? 2000);
+    this.idleTimer.unref();
+  }
+
+  private stopWorker(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
+    void worker?.terminate();
+  }
+}
+
+function fileIssue(file: string, message: string): ParseResult {
+  return { resources: [], issues: [{ location: { file }, message }], fileRejected: true };
+}
