@@ -4,9 +4,11 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigChange, ConfigIssue, DEFAULT_CONFIG_FILE_LIMITS, FileConfigSource, formatIssue, MemoryConfigStore } from '../../src/modules/config';
+import { ConfigChange, ConfigIssue, DEFAULT_CONFIG_FILE_LIMITS, FileConfigSource, formatIssue, KindRegistry, KINDS, MemoryConfigStore } from '../../src/modules/config';
 import { DIST_SRC, runNodeUnprivileged } from '../helpers/unprivileged';
 import { Debouncer } from '../../src/modules/shared/debouncer';
+
+const kinds = new KindRegistry(KINDS);
 
 function workloadEntry(name: string, address: string, namespace = 'foo'): string {
   return `apiVersion: networking.mesh.io/v1
@@ -83,6 +85,7 @@ describe('config: file source (--configDir)', () => {
     const noop = () => undefined;
     const source = new FileConfigSource({
       dir,
+      kinds,
       store,
       logger: { debug: noop, info: noop, warn: (m) => warnings.push(m), error: (m) => errors.push(m) },
       debounceMs: 20,
@@ -341,14 +344,14 @@ describe('config: file source (--configDir)', () => {
   it('keeps the files of a subdirectory it cannot list, and says so once', () => {
     const result = runNodeUnprivileged(`
       const fs = require('fs'), os = require('os'), path = require('path');
-      const { FileConfigSource, MemoryConfigStore } = require(${JSON.stringify(path.join(DIST_SRC, 'modules', 'config'))});
+      const { FileConfigSource, KindRegistry, KINDS, MemoryConfigStore } = require(${JSON.stringify(path.join(DIST_SRC, 'modules', 'config'))});
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-config-'));
       const we = (name) => 'apiVersion: networking.mesh.io/v1\\nkind: WorkloadEntry\\nmetadata: {name: ' + name + ', namespace: foo}\\nspec: {address: 10.0.0.1}\\n';
       fs.mkdirSync(path.join(dir, 'team'));
       fs.writeFileSync(path.join(dir, 'team', 'a.yaml'), we('locked'));
       const store = new MemoryConfigStore();
       const warnings = [];
-      const source = new FileConfigSource({ dir, store, debounceMs: 20, logger: { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m.replace(dir, '<dir>')) } });
+      const source = new FileConfigSource({ dir, kinds: new KindRegistry(KINDS), store, debounceMs: 20, logger: { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m.replace(dir, '<dir>')) } });
       const names = () => [...store.snapshot().values()].flat().map((r) => r.metadata.name).sort();
       const until = async (check) => { for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10)); };
       (async () => {
@@ -371,7 +374,7 @@ describe('config: file source (--configDir)', () => {
 
   it('rejects start for a directory that does not exist, naming it', async () => {
     const dir = path.join(os.tmpdir(), `mesh-config-missing-${process.pid}`);
-    const source = new FileConfigSource({ dir, store: new MemoryConfigStore(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    const source = new FileConfigSource({ dir, kinds, store: new MemoryConfigStore(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
     let failure: Error | undefined;
     await source.start().catch((err: Error) => (failure = err));
     expect(failure?.message).to.equal(`config directory ${dir} does not exist`);

@@ -8,7 +8,8 @@ import { listConfigFiles } from './files';
 import { ConfigIssue, formatIssue } from './issues';
 import { ConfigFileLimits, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
 import { MemoryConfigStore, SourcePart } from './memory-store';
-import { ParseResult } from './parse';
+import { ParseResult, validateParsedFile } from './parse';
+import { KindRegistry } from './validate';
 import { readConfigFile } from './read-file';
 import { ConfigResource, resourceKey } from './resource';
 import { ConfigChange } from './store';
@@ -17,6 +18,8 @@ import { WorkerConfigParser } from './worker-parser';
 export interface FileConfigSourceOptions {
   /** The watched directory (`--configDir`); read recursively. */
   dir: string;
+  /** The kinds documents are validated against (the container's registry). */
+  kinds: KindRegistry;
   store: MemoryConfigStore;
   logger: Pick<ScopedLogger, 'debug' | 'info' | 'warn' | 'error'>;
   /** What one file may cost (size, aliases, nesting, documents). Default DEFAULT_CONFIG_FILE_LIMITS. */
@@ -198,7 +201,8 @@ export class FileConfigSource {
         return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }]);
     }
     if (prev?.hash === read.fingerprint) return undefined;
-    const parsed = await this.parser.parse(file, read.bytes);
+    // Parsed in the worker, validated here against the kinds the container bound.
+    const parsed = validateParsedFile(file, await this.parser.parse(file, read.bytes), this.options.kinds);
     if (!this.started) return undefined;
     if (parsed.fileRejected) return this.reject(sourceId, file, prev, read.fingerprint, parsed.issues);
 

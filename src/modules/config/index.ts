@@ -2,7 +2,7 @@ export { ConfigIssue, ConfigLocation, formatIssue } from './issues';
 export { ConfigResource, resourceKey } from './resource';
 export { FieldIssue, KindDefinition } from './kind';
 export { KindRegistry, validateDocument } from './validate';
-export { parseConfigBytes, parseConfigText, ParseResult, ParsedResource } from './parse';
+export { parseConfigBytes, parseConfigDocuments, parseConfigText, ParsedDocument, ParsedFile, ParseResult, ParsedResource, validateParsedFile } from './parse';
 export { listConfigFiles, ConfigFileListing } from './files';
 export { readConfigFile, readStreamAtMost, FileRead } from './read-file';
 export { ConfigFileLimits, configFileLimits, ConfigLimitSettingError, DEFAULT_CONFIG_FILE_LIMITS } from './limits';

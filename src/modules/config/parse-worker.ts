@@ -1,12 +1,9 @@
-import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import { KINDS } from './kinds';
 import { ConfigFileLimits } from './limits';
-import { parseConfigBytes, ParseResult } from './parse';
-import { KindRegistry } from './validate';
+import { parseConfigDocuments, ParsedFile } from './parse';
 
 /** What WorkerConfigParser sends: one file's bytes. */
 export interface ParseRequest {
@@ -16,21 +13,20 @@ export interface ParseRequest {
   limits: ConfigFileLimits;
 }
 
-export type ParseReply = { id: number; result: ParseResult } | { id: number; error: string };
+export type ParseReply = { id: number; result: ParsedFile } | { id: number; error: string };
 
 /**
- * The worker thread of WorkerConfigParser: parses and validates files off the daemon's event
- * loop. It validates against the built-in kinds, the registry configModule binds; resources
- * come back as plain data (no kind class has behaviour, only shape).
+ * The worker thread of WorkerConfigParser: parses files off the daemon's event loop, within
+ * the file limits, into plain documents with the line of each field. Validation stays on the
+ * main thread, against the kinds the container bound (plugins may add some).
  */
 if (parentPort) {
   yieldCpuToTheEventLoop();
   const port = parentPort;
-  const kinds = new KindRegistry(KINDS);
   port.on('message', (request: ParseRequest) => {
     let reply: ParseReply;
     try {
-      reply = { id: request.id, result: parseConfigBytes(request.file, request.bytes, kinds, request.limits) };
+      reply = { id: request.id, result: parseConfigDocuments(request.file, request.bytes, request.limits) };
     } catch (err) {
       reply = { id: request.id, error: (err as Error).message };
     }

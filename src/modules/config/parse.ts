@@ -1,9 +1,29 @@
-import { Composer, CST, Document, LineCounter, Parser } from 'yaml';
+import { Composer, CST, Document, isMap, isScalar, isSeq, LineCounter, Parser } from 'yaml';
 import { ConfigIssue } from './issues';
 import { ConfigFileLimits, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
 import { FileLimitExceeded, measureDocument, nestedTooDeep, YamlCounts } from './measure';
 import { ConfigResource } from './resource';
 import { KindRegistry, validateDocument } from './validate';
+
+/** One well-formed YAML document, before validation: its value and where each field stands. */
+export interface ParsedDocument {
+  documentIndex: number;
+  value: unknown;
+  startLine?: number;
+  /** The line of each field's value, by the path validation names it with (`spec.http[0].route`). */
+  fieldLines: Record<string, number>;
+}
+
+/**
+ * A file parsed within its limits but not yet validated: what the daemon's parse worker hands
+ * back (plain data), so validation runs against the kinds the container bound.
+ */
+export interface ParsedFile {
+  documents: ParsedDocument[];
+  /** Syntax errors and passed limits. */
+  issues: ConfigIssue[];
+  fileRejected?: boolean;
+}
 
 export interface ParsedResource {
   resource: ConfigResource;
@@ -20,14 +40,54 @@ export interface ParseResult {
   fileRejected?: boolean;
 }
 
+/** Parses and validates one file's bytes (what `meshctl validate` runs; the daemon splits the two). */
+export function parseConfigBytes(file: string, bytes: Uint8Array, kinds: KindRegistry, limits: ConfigFileLimits = DEFAULT_CONFIG_FILE_LIMITS): ParseResult {
+  return validateParsedFile(file, parseConfigDocuments(file, bytes, limits), kinds);
+}
+
+/** Parses and validates one file's text. */
+export function parseConfigText(file: string, text: string, kinds: KindRegistry, limits: ConfigFileLimits = DEFAULT_CONFIG_FILE_LIMITS): ParseResult {
+  return validateParsedFile(file, parseYamlDocuments(file, text, limits), kinds);
+}
+
 /**
  * Parses one file's bytes: UTF-8 text first (binary content is one issue, not one per line),
- * then the YAML within the file limits. What the daemon's worker and `meshctl validate` run.
+ * then the YAML within the file limits. What the daemon's parse worker runs.
  */
-export function parseConfigBytes(file: string, bytes: Uint8Array, kinds: KindRegistry, limits: ConfigFileLimits = DEFAULT_CONFIG_FILE_LIMITS): ParseResult {
+export function parseConfigDocuments(file: string, bytes: Uint8Array, limits: ConfigFileLimits = DEFAULT_CONFIG_FILE_LIMITS): ParsedFile {
   const decoded = decodeConfigText(file, bytes);
-  if ('issue' in decoded) return { resources: [], issues: [decoded.issue], fileRejected: true };
-  return parseConfigText(file, decoded.text, kinds, limits);
+  if ('issue' in decoded) return { documents: [], issues: [decoded.issue], fileRejected: true };
+  return parseYamlDocuments(file, decoded.text, limits);
+}
+
+/** Validates each parsed document into a resource, or its issues with the line of each field. */
+export function validateParsedFile(file: string, parsed: ParsedFile, kinds: KindRegistry): ParseResult {
+  const result: ParseResult = { resources: [], issues: [], ...(parsed.fileRejected ? { fileRejected: true } : {}) };
+  for (const doc of parsed.documents) {
+    const validated = validateDocument(doc.value, kinds);
+    if (validated.ok) {
+      result.resources.push({ resource: validated.resource, location: { file, documentIndex: doc.documentIndex, line: doc.startLine } });
+      continue;
+    }
+    for (const issue of validated.issues) {
+      result.issues.push({
+        location: { file, documentIndex: doc.documentIndex, line: lineOfField(doc, issue.field) },
+        kind: validated.kind,
+        namespace: validated.namespace,
+        name: validated.name,
+        field: issue.field || undefined,
+        message: issue.message,
+      });
+    }
+  }
+  // The file's own issues (syntax, limits) come after what its documents say, as they were found.
+  result.issues.push(...parsed.issues);
+  return result;
+}
+
+/** The line of a field, or the document's when the field is not in it (a missing field). */
+function lineOfField(doc: ParsedDocument, field: string): number | undefined {
+  return (field ? doc.fieldLines[field] : undefined) ?? doc.startLine;
 }
 
 /**
@@ -39,15 +99,15 @@ export function parseConfigBytes(file: string, bytes: Uint8Array, kinds: KindReg
  * the work it guards: nesting and document count on the tree (the composer recurses), alias
  * count and expansion before values are built (the billion laughs).
  */
-export function parseConfigText(file: string, text: string, kinds: KindRegistry, limits: ConfigFileLimits = DEFAULT_CONFIG_FILE_LIMITS): ParseResult {
+function parseYamlDocuments(file: string, text: string, limits: ConfigFileLimits): ParsedFile {
   const lines = new LineCounter();
   const lineAt = (offset: number) => lines.linePos(offset).line;
   // Duplicate keys are found by measureDocument in linear time; yaml's own check is quadratic.
   const composer = new Composer({ uniqueKeys: false });
-  const result: ParseResult = { resources: [], issues: [] };
+  const result: ParsedFile = { documents: [], issues: [] };
   const counts: YamlCounts = { aliases: 0, aliasExpansion: 0 };
   const syntax = new SyntaxErrors(file, lineAt);
-  const rejectFile = (issue: ConfigIssue): ParseResult => ({ resources: [], issues: [issue], fileRejected: true });
+  const rejectFile = (issue: ConfigIssue): ParsedFile => ({ documents: [], issues: [issue], fileRejected: true });
   let documents = 0;
   let composed = 0;
 
@@ -68,7 +128,8 @@ export function parseConfigText(file: string, text: string, kinds: KindRegistry,
       }
       return issue;
     }
-    addDocument(result, doc, documentIndex, file, kinds, lineAt);
+    const parsed = documentOf(doc, documentIndex, lineAt);
+    if (parsed) result.documents.push(parsed);
     return undefined;
   };
 
@@ -107,29 +168,33 @@ export function parseConfigText(file: string, text: string, kinds: KindRegistry,
   return result;
 }
 
-/** Validates one well-formed document into a resource, or its issues with the line of each field. */
-function addDocument(result: ParseResult, doc: Document.Parsed, documentIndex: number, file: string, kinds: KindRegistry, lineAt: (offset: number) => number): void {
+/** One well-formed document's value and the line of each of its fields; undefined when empty. */
+function documentOf(doc: Document.Parsed, documentIndex: number, lineAt: (offset: number) => number): ParsedDocument | undefined {
   const start = doc.contents?.range?.[0] ?? doc.range?.[0];
-  const startLine = start !== undefined ? lineAt(start) : undefined;
   // Aliases were measured and found bounded and acyclic; yaml's own heuristic would second-guess that.
   const value = doc.toJS({ maxAliasCount: -1 });
-  if (value === null || value === undefined) return; // an empty document, e.g. after a trailing ---
-  const validated = validateDocument(value, kinds);
-  if (validated.ok) {
-    result.resources.push({ resource: validated.resource, location: { file, documentIndex, line: startLine } });
-    return;
-  }
-  for (const issue of validated.issues) {
-    const node = issue.field ? doc.getIn(toPath(issue.field), true) : undefined;
-    const range = (node as { range?: [number, number, number] } | undefined)?.range;
-    const line = range ? lineAt(range[0]) : startLine;
-    result.issues.push({
-      location: { file, documentIndex, line },
-      kind: validated.kind,
-      namespace: validated.namespace,
-      name: validated.name,
-      field: issue.field || undefined,
-      message: issue.message,
+  if (value === null || value === undefined) return undefined; // an empty document, e.g. after a trailing ---
+  const fieldLines: Record<string, number> = {};
+  recordFieldLines(doc.contents, '', fieldLines, lineAt);
+  return { documentIndex, value, startLine: start !== undefined ? lineAt(start) : undefined, fieldLines };
+}
+
+/** Walks the document's nodes (not through aliases) noting the line of each field's value. */
+function recordFieldLines(node: unknown, path: string, out: Record<string, number>, lineAt: (offset: number) => number): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const at = path ? `${path}.${key}` : key;
+      const range = (pair.value as { range?: [number, number, number] } | null)?.range ?? (pair.key as { range?: [number, number, number] } | null)?.range;
+      if (range) out[at] = lineAt(range[0]);
+      recordFieldLines(pair.value, at, out, lineAt);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => {
+      const at = `${path}[${i}]`;
+      const range = (item as { range?: [number, number, number] } | null)?.range;
+      if (range) out[at] = lineAt(range[0]);
+      recordFieldLines(item, at, out, lineAt);
     });
   }
 }
@@ -189,12 +254,4 @@ function lineOfOffset(bytes: Uint8Array, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
   return line;
-}
-
-/** `spec.http[0].route` → ['spec', 'http', 0, 'route'], for finding the field's line. */
-function toPath(field: string): (string | number)[] {
-  return field
-    .split(/\.|\[(\d+)\]/)
-    .filter((p) => p !== undefined && p !== '')
-    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ConfigFileLimits } from './limits';
-import { ParseResult } from './parse';
+import { ParsedFile } from './parse';
 import type { ParseReply, ParseRequest } from './parse-worker';
 
 export interface WorkerConfigParserOptions {
@@ -34,8 +34,8 @@ export class WorkerConfigParser {
     this.heapMb = options.maxHeapMb ?? 128 + 200 * Math.ceil(options.limits.maxBytes / MIB);
   }
 
-  /** Parses one file's bytes; never rejects: every failure is an issue of that file. */
-  parse(file: string, bytes: Uint8Array): Promise<ParseResult> {
+  /** Parses one file's bytes (not validated); never rejects: every failure is an issue of that file. */
+  parse(file: string, bytes: Uint8Array): Promise<ParsedFile> {
     const run = this.queue.then(() => this.run(file, bytes));
     this.queue = run;
     return run;
@@ -46,13 +46,13 @@ export class WorkerConfigParser {
     this.stopWorker();
   }
 
-  private run(file: string, bytes: Uint8Array): Promise<ParseResult> {
+  private run(file: string, bytes: Uint8Array): Promise<ParsedFile> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const worker = (this.worker ??= this.startWorker());
     const timeoutMs = this.options.timeoutMs ?? 30_000;
-    return new Promise<ParseResult>((resolve) => {
+    return new Promise<ParsedFile>((resolve) => {
       const id = ++this.nextId;
-      const finish = (result: ParseResult, workerFailed = false) => {
+      const finish = (result: ParsedFile, workerFailed = false) => {
         clearTimeout(timer);
         worker.off('message', onMessage);
         worker.off('error', onError);
@@ -103,6 +103,6 @@ export class WorkerConfigParser {
   }
 }
 
-function fileIssue(file: string, message: string): ParseResult {
-  return { resources: [], issues: [{ location: { file }, message }], fileRejected: true };
+function fileIssue(file: string, message: string): ParsedFile {
+  return { documents: [], issues: [{ location: { file }, message }], fileRejected: true };
 }

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import type { Container } from 'inversify';
 import { BuildInfo, BuildInfoToken } from '../build-info';
-import { ConfigIssue, configFileLimits, ConfigLimitSettingError, FileConfigSource, MemoryConfigStore } from '../config';
+import { ConfigIssue, configFileLimits, ConfigLimitSettingError, FileConfigSource, KindRegistry, KindRegistryToken, MemoryConfigStore } from '../config';
 import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { ConfigResource } from '../config/resource';
 import { configzHandler, DebugHandler, DebugHttpServer, pluginsHandler, registryzHandler } from '../debug';
@@ -298,6 +298,7 @@ export class Daemon {
     }
     this.fileSource = new FileConfigSource({
       dir: this.flags.configDir,
+      kinds: this.container.get<KindRegistry>(KindRegistryToken),
       limits,
       store: this.store,
       logger: log,
