@@ -30,7 +30,6 @@ export interface TestUpstream {
  */
 export async function startUpstream(reply: (q: Question, protocol: 'udp' | 'tcp') => UpstreamReply): Promise<TestUpstream> {
   const received: TestUpstream['received'] = [];
-  const udp = dgram.createSocket('udp4');
   const clients = new Set<net.Socket>();
   const respond = async (raw: Buffer, protocol: 'udp' | 'tcp'): Promise<Buffer | undefined> => {
     const query = dnsPacket.decode(raw);
@@ -51,17 +50,19 @@ export async function startUpstream(reply: (q: Question, protocol: 'udp' | 'tcp'
     const limit = protocol === 'tcp' ? 65535 : Math.max(512, (query.additionals?.find((a) => a.type === 'OPT') as { udpPayloadSize?: number } | undefined)?.udpPayloadSize ?? 0);
     return full.length <= limit ? full : build([], true);
   };
-  udp.on('message', (msg, from) =>
-    void respond(msg, 'udp').then((out) => {
-      try {
-        if (out) udp.send(out, from.port, from.address);
-      } catch {
-        // stopped while a delayed answer was pending
-      }
-    }),
-  );
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  const port = udp.address().port;
+  const makeUdp = () => {
+    const socket = dgram.createSocket('udp4');
+    socket.on('message', (msg, from) =>
+      void respond(msg, 'udp').then((out) => {
+        try {
+          if (out) socket.send(out, from.port, from.address);
+        } catch {
+          // stopped while a delayed answer was pending
+        }
+      }),
+    );
+    return socket;
+  };
   const tcp = net.createServer((socket) => {
     clients.add(socket);
     socket.on('close', () => clients.delete(socket));
@@ -81,10 +82,7 @@ export async function startUpstream(reply: (q: Question, protocol: 'udp' | 'tcp'
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, '127.0.0.1', () => resolve());
-  });
+  const { port, udp } = await bindSamePort(tcp, makeUdp);
   return {
     port,
     received,
@@ -94,6 +92,35 @@ export async function startUpstream(reply: (q: Question, protocol: 'udp' | 'tcp'
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A free port for TCP, then UDP on the same number. The number may be taken for UDP, so a
+ * clash means another TCP port and another try (with a new UDP socket: a failed one is spent).
+ */
+async function bindSamePort(tcp: net.Server, makeUdp: () => dgram.Socket): Promise<{ port: number; udp: dgram.Socket }> {
+  for (let attempt = 0; ; attempt++) {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(0, '127.0.0.1', () => {
+        tcp.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (tcp.address() as net.AddressInfo).port;
+    const udp = makeUdp();
+    const clash = await new Promise<Error | undefined>((resolve) => {
+      udp.once('error', resolve);
+      udp.bind(port, '127.0.0.1', () => {
+        udp.off('error', resolve);
+        resolve(undefined);
+      });
+    });
+    if (!clash) return { port, udp };
+    udp.close();
+    await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    if ((clash as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 10) throw clash;
+  }
 }
 
 /** A port with nothing listening on it (UDP and TCP) on 127.0.0.1. */
