@@ -13,6 +13,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { processEnvironment } from '../modules/settings';
 import { EchoServer, startEchoServer } from './grpc-echo';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -56,7 +57,7 @@ class Demo {
   run(program: string, args: string[], env: Record<string, string>, logName: string): ChildProcess {
     const logFile = path.join(this.logDir, logName);
     const log = fs.openSync(logFile, 'a');
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', program), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', program), ...args], { cwd: ROOT, env: { ...processEnvironment(), ...env }, stdio: ['ignore', log, log] });
     fs.closeSync(log);
     child.on('exit', (code, signal) => {
       if (this.stopping) return;
@@ -197,7 +198,7 @@ function get(token: string | undefined): Promise<number> {
 /** Runs the printed echo-client command once, as a user would from the repository. */
 function runEchoClient(): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ECHO_CLIENT_ARGS, { cwd: ROOT, env: { ...process.env, ...ECHO_CLIENT_ENV }, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ECHO_CLIENT_ARGS, { cwd: ROOT, env: { ...processEnvironment(), ...ECHO_CLIENT_ENV }, timeout: 30_000 }, (err, stdout, stderr) => {
       resolve({ ok: !err, output: (err ? stderr || err.message : stdout).trim() });
     });
   });

@@ -61,6 +61,17 @@ describe("the agent's xDS proxy across daemon outages", function () {
     };
   };
 
+  /** The proxy gets clusters `c1` from the daemon, which then goes away. */
+  const connectThenLoseTheDaemon = async () => {
+    daemon = new ScriptedAds('sotw');
+    answerClusters(daemon, ['c1']);
+    await daemon.start(port);
+    client.start();
+    await daemon.until(() => applied.length === 1);
+    daemon.stop();
+    await daemon.until(() => !proxy.connected());
+  };
+
   it('replays a stream the daemon never answered once the daemon is up: the proxy sees one slow stream', async () => {
     client.start();
     await new Promise((r) => setTimeout(r, 600));
@@ -77,13 +88,7 @@ describe("the agent's xDS proxy across daemon outages", function () {
   });
 
   it('holds an answered stream through an outage, then ends it so the proxy resumes with its version', async () => {
-    daemon = new ScriptedAds('sotw');
-    answerClusters(daemon, ['c1']);
-    await daemon.start(port);
-    client.start();
-    await daemon.until(() => applied.length === 1);
-    daemon.stop();
-    await daemon.until(() => !proxy.connected());
+    await connectThenLoseTheDaemon();
     await new Promise((r) => setTimeout(r, 700));
     expect(client.connected, 'the proxy is not told while the daemon is away').to.equal(true);
     expect(proxy.disconnectedForMs()).to.be.above(500);
@@ -116,13 +121,7 @@ describe("the agent's xDS proxy across daemon outages", function () {
   });
 
   it('ends held streams when the agent stops, without waiting for the daemon', async () => {
-    daemon = new ScriptedAds('sotw');
-    answerClusters(daemon, ['c1']);
-    await daemon.start(port);
-    client.start();
-    await daemon.until(() => applied.length === 1);
-    daemon.stop();
-    await daemon.until(() => !proxy.connected());
+    await connectThenLoseTheDaemon();
     const started = Date.now();
     await proxy.stop();
     expect(Date.now() - started).to.be.below(2000);
