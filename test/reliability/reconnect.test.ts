@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
+import { httpGet, metricValue } from '../helpers/http';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
 import { workloadServiceYaml } from '../helpers/push';
 import { ECHO_SERVICE, echoServiceYaml, freePort, node, SERVER_SCRIPT } from '../security/mtls/grpc-workloads';
@@ -65,9 +66,7 @@ const statusOf = async (ip: string, p: string) => (await request(ip, 8000, p, { 
 const readyOf = async (agent: RunningAgent) => (await request('127.0.0.1', agent.statusPort, '/healthz/ready')).status;
 
 async function agentMetric(agent: RunningAgent, name: string): Promise<number> {
-  const text = (await request('127.0.0.1', agent.statusPort, '/stats/prometheus')).body;
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.split(' ').pop()) : NaN;
+  return metricValue(await httpGet(agent.statusPort, '/stats/prometheus'), name);
 }
 
 /** Resident memory and open descriptors of a process, from /proc. */
