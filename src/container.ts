@@ -4,7 +4,15 @@ import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
 import { loggingModule } from './modules/logging';
-import { loadPluginModules, PluginStatus, pluginsModule, resolvePlugins } from './modules/plugins';
+import {
+  ContributionPointToken,
+  ContributionProvider,
+  loadPluginModules,
+  OrderedContributionProvider,
+  PluginStatus,
+  pluginsModule,
+  resolvePlugins,
+} from './modules/plugins';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -42,5 +50,22 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     configModule(),
     pluginsModule(plugins),
   );
+  bindContributionProviders(container);
   return { container, settings, plugins };
+}
+
+/**
+ * One ContributionProvider per contribution point the areas declared, injected as
+ * `@inject(ContributionProvider) @named(<point>)`. This is the only place contributions are
+ * looked up in the container; a point nothing contributes to gives an empty list.
+ */
+function bindContributionProviders(container: Container): void {
+  const points = container.isBound(ContributionPointToken) ? container.getAll<symbol>(ContributionPointToken) : [];
+  for (const point of new Set(points)) {
+    container
+      .bind(ContributionProvider)
+      .toDynamicValue(() => new OrderedContributionProvider(() => (container.isBound(point) ? container.getAll(point) : [])))
+      .inSingletonScope()
+      .whenTargetNamed(point);
+  }
 }

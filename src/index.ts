@@ -20,6 +20,6 @@ export {
   XdsGenerator,
   XdsGeneratorToken,
   NamedGenerator,
-} from './modules/generators/api';
+} from './modules/model/generator';
 export { PushContext, Proxy } from './modules/model';
 export { Service, ServicePort, ServiceEndpoint } from './modules/registry';

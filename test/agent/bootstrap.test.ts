@@ -15,7 +15,7 @@ import {
   writeEnvoyBootstrap,
   xdsSocketPath,
 } from '../../src/modules/agent/bootstrap';
-import { decodeMessage } from '../../src/modules/xds/protos';
+import { decodeMessage } from '../../src/modules/envoy/protos';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = Record<string, any>;

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { GrpcGenerator } from '../../src/modules/generators/grpc/generator';
 import { NameTableGenerator, withNameTable } from '../../src/modules/generators/nds';
 import { NameTable } from '../../src/modules/generators/nds/name-table';
-import { ChangeSet } from '../../src/modules/generators/api';
+import { ChangeSet } from '../../src/modules/model/generator';
 import { Proxy, PushContext } from '../../src/modules/model';
 import { planPush } from '../../src/modules/xds/push-plan';
-import { decodeMessage } from '../../src/modules/xds/protos';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { decodeMessage } from '../../src/modules/envoy/protos';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 
 const CONFIG = [

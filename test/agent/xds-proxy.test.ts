@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { XdsProxy } from '../../src/modules/agent/xds-proxy';
 import { ResourceMap, XdsClient } from '../../src/modules/proxy/xds/xds-client';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { ScriptedAds } from '../helpers/scripted-ads';
 import { freePort } from '../security/mtls/grpc-workloads';
 

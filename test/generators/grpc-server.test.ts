@@ -4,7 +4,7 @@ import { GrpcGenerator } from '../../src/modules/generators/grpc/generator';
 import { GRPC_SERVER_LISTENER_TEMPLATE, parseServerListenerName } from '../../src/modules/generators/grpc/server-listener';
 import { AuthzHttpFilterContributor } from '../../src/modules/security/authz';
 import { TLS_MODE_LABEL } from '../../src/modules/security/mtls';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { decodedOf, HCM_TYPE, Obj, ROUTER_FILTER } from '../helpers/envoy';
 import { proxyOf, pushOf, workloadServiceYaml } from '../helpers/push';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { GrpcGenerator } from '../../src/modules/generators/grpc/generator';
-import { TypeUrl, XdsTypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl, XdsTypeUrl } from '../../src/modules/envoy/type-urls';
 import {
   ADS_CONFIG_SOURCE, decodedOf, edsClusterConfig, FAULT_FILTER, HCM_TYPE, million, ROUTER_FILTER, VirtualHost,
 } from '../helpers/envoy';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { ClusterContributor } from '../../src/modules/generators/api';
+import { ClusterContributor } from '../../src/modules/model/generator';
 import { buildOutboundClusters } from '../../src/modules/generators/common';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { clustersOf, edsClusterConfig as eds, lbEndpoint, meshMetadata as meta, roundTrip } from '../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
 

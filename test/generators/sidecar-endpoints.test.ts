@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { EndpointContributor } from '../../src/modules/generators/api';
+import { EndpointContributor } from '../../src/modules/model/generator';
 import { buildLoadAssignment } from '../../src/modules/generators/common';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
-import { decodeMessage } from '../../src/modules/xds/protos';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { decodeMessage } from '../../src/modules/envoy/protos';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { endpointsOf, lbEndpoint, roundTrip } from '../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
 

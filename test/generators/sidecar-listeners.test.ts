@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../src/modules/generators/api';
+import { FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../src/modules/model/generator';
 import { PATH_NORMALIZATION_MODES, PathNormalizationMode, SidecarGenerator } from '../../src/modules/generators/sidecar';
 import {
   ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER, HCM_TYPE, listenersOf, Obj, ROUTER_FILTER, TCP_PROXY_TYPE, tcpProxy,

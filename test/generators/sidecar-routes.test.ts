@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { buildVirtualHost } from '../../src/modules/generators/common';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
 import { Proxy } from '../../src/modules/model';
-import { decodeMessage } from '../../src/modules/xds/protos';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { decodeMessage } from '../../src/modules/envoy/protos';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { million, roundTrip, routesOf, VirtualHost, vhostsOf } from '../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml } from '../helpers/push';
 

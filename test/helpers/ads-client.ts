@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
+import { decodeMessage, encodeMessage } from '../../src/modules/envoy/protos';
 
 const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 const REQUEST = 'type.googleapis.com/envoy.service.discovery.v3.DiscoveryRequest';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { XdsGenerator } from '../../src/modules/generators/api';
+import { XdsGenerator } from '../../src/modules/model/generator';
 import { Proxy, PushContext } from '../../src/modules/model';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
-import { TypeUrl, XdsTypeUrl } from '../../src/modules/xds/type-urls';
+import { decodeMessage, encodeMessage } from '../../src/modules/envoy/protos';
+import { TypeUrl, XdsTypeUrl } from '../../src/modules/envoy/type-urls';
 
 /** A decoded Envoy message (snake_case fields, enums by name, Any as `{ '@type', ... }`). */
 export type Message = Record<string, unknown>;

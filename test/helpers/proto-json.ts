@@ -7,7 +7,7 @@
  * (message fields, oneof members, proto3 `optional`).
  */
 import * as protobuf from 'protobufjs';
-import { encodeMessage, messageType } from '../../src/modules/xds/protos';
+import { encodeMessage, messageType } from '../../src/modules/envoy/protos';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

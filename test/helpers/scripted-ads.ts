@@ -4,7 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Decoded, XdsProtocol } from '../../src/modules/proxy/xds/xds-client';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
+import { decodeMessage, encodeMessage } from '../../src/modules/envoy/protos';
 
 const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/';
 const MESSAGES = {

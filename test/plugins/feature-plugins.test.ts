@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createContainer } from '../../src/container';
 import { generatorsFrom } from '../../src/modules/discovery/generators';
 import { Proxy, PushContext } from '../../src/modules/model';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import {
   decodedOf, filterNames as names, hcmOf, httpFilterNames, inboundFilters as inbound, Obj, outboundFilters as outbound, serviceStruct, str, tcpProxy,
 } from '../helpers/envoy';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { Backoff } from '../../src/modules/shared/backoff';
 import { ResourceMap, XdsClient, XdsProtocol } from '../../src/modules/proxy/xds/xds-client';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { ScriptedAds, Stream } from '../helpers/scripted-ads';
 import { freePort } from '../security/mtls/grpc-workloads';
 

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { certificateRequest, generateWorkloadKey, keySpecFrom, WorkloadKeyError } from '../../src/modules/agent/security/workload-key';
 import { readToken, TokenError, tokenPath } from '../../src/modules/agent/security/token';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { sidecarNode, SotwClient } from '../helpers/ads-client';
 import { startDaemon } from '../helpers/daemon';
 

@@ -6,7 +6,7 @@ import { Proxy, PushContext } from '../../src/modules/model';
 import {
   failClosedJwks, JwksFetchMode, JwksResolver, RequestAuthenticationFilters,
 } from '../../src/modules/security/authn';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { decodedOf, hcmOf, inboundFilters, listenersOf, Obj, outboundFilters } from '../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 import { REPO_ROOT } from '../helpers/run-cli';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { EnvoyFilter, FilterChainContext } from '../../src/modules/generators/api';
+import { EnvoyFilter, FilterChainContext } from '../../src/modules/model/generator';
 import { ServicePort } from '../../src/modules/registry/model';
 import { AuthzHttpFilterContributor, AuthzNetworkFilterContributor } from '../../src/modules/security/authz';
 import { toProtoJson } from '../helpers/proto-json';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AuthorizationPolicySpec } from '../../src/modules/config/kinds/authorization-policy';
 import { ConfigResource } from '../../src/modules/config/resource';
-import { FilterChainContext } from '../../src/modules/generators/api';
+import { FilterChainContext } from '../../src/modules/model/generator';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
 import { PushContext } from '../../src/modules/model';
 import { ServicePort } from '../../src/modules/registry/model';
@@ -12,7 +12,7 @@ import {
   buildAuthzFilters,
   TrustDomainBundle,
 } from '../../src/modules/security/authz';
-import { decodeMessage, encodeMessage } from '../../src/modules/xds/protos';
+import { decodeMessage, encodeMessage } from '../../src/modules/envoy/protos';
 import { inboundFilters, listenersOf, Obj, outboundFilters } from '../helpers/envoy';
 import { toProtoJson } from '../helpers/proto-json';
 import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../helpers/push';

@@ -11,7 +11,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { sidecarNode, SotwClient } from '../helpers/ads-client';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { ChangeSet } from '../../src/modules/generators/api';
-import { XdsCache } from '../../src/modules/xds/cache';
+import { ChangeSet } from '../../src/modules/model/generator';
+import { XdsCache } from '../../src/modules/model/xds-cache';
 import { Debouncer } from '../../src/modules/shared/debouncer';
 import { mergeChanges, planPush } from '../../src/modules/xds/push-plan';
 import { PushQueue } from '../../src/modules/xds/push-queue';
 import { RateLimiter } from '../../src/modules/xds/rate-limiter';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
-import { encodeResource, internBody } from '../../src/modules/xds/body-interning';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
+import { encodeResource, internBody } from '../../src/modules/model/body-interning';
 import { changedSubscription, internNameSet } from '../../src/modules/xds/interning';
 import { Semaphore } from '../../src/modules/shared/semaphore';
 import { SentResources } from '../../src/modules/xds/sent-resources';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { GenerateRequest, XdsGenerator, XdsResource } from '../../src/modules/generators/api';
+import { GenerateRequest, XdsGenerator, XdsResource } from '../../src/modules/model/generator';
 import { defaultLoggingOptions, Logging } from '../../src/modules/logging';
 import { XdsObserver } from '../../src/modules/xds/observer';
 import { XdsServer } from '../../src/modules/xds/server';
-import { TypeUrl } from '../../src/modules/xds/type-urls';
+import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { DeltaClient, resourcesOf, sidecarNode, SotwClient } from '../helpers/ads-client';
 import { pushOf } from '../helpers/push';
 

@@ -7,8 +7,9 @@ import * as http from 'node:http';
 import { listenOn } from '../monitoring/listen-address';
 import { stopHttpServer } from '../monitoring/http-lifecycle';
 import { BuiltInProxy } from '../proxy/builtin-proxy';
+import { ConfigDumpType } from '../envoy/well-known';
+import { TypeUrl } from '../envoy/type-urls';
 
-const ADMIN = 'type.googleapis.com/envoy.admin.v3.';
 
 export class BuiltInAdminServer {
   private readonly server = http.createServer((req, res) => this.handle(req, res));
@@ -56,15 +57,15 @@ export class BuiltInAdminServer {
     const c = this.proxy.config();
     return {
       configs: [
-        { '@type': `${ADMIN}ClustersConfigDump`, dynamic_active_clusters: [...c.clusters.values()].map((cluster) => ({ cluster: { '@type': 'type.googleapis.com/envoy.config.cluster.v3.Cluster', ...cluster } })) },
+        { '@type': ConfigDumpType.Clusters, dynamic_active_clusters: [...c.clusters.values()].map((cluster) => ({ cluster: { '@type': TypeUrl.Cluster, ...cluster } })) },
         {
-          '@type': `${ADMIN}ListenersConfigDump`,
-          dynamic_listeners: [...c.listeners].map(([name, listener]) => ({ name, active_state: { listener: { '@type': 'type.googleapis.com/envoy.config.listener.v3.Listener', ...listener } } })),
+          '@type': ConfigDumpType.Listeners,
+          dynamic_listeners: [...c.listeners].map(([name, listener]) => ({ name, active_state: { listener: { '@type': TypeUrl.Listener, ...listener } } })),
         },
-        { '@type': `${ADMIN}RoutesConfigDump`, dynamic_route_configs: [...c.routes.values()].map((r) => ({ route_config: { '@type': 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration', ...r } })) },
+        { '@type': ConfigDumpType.Routes, dynamic_route_configs: [...c.routes.values()].map((r) => ({ route_config: { '@type': TypeUrl.RouteConfiguration, ...r } })) },
         {
-          '@type': `${ADMIN}EndpointsConfigDump`,
-          dynamic_endpoint_configs: [...c.endpoints.values()].map((e) => ({ endpoint_config: { '@type': 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment', ...e } })),
+          '@type': ConfigDumpType.Endpoints,
+          dynamic_endpoint_configs: [...c.endpoints.values()].map((e) => ({ endpoint_config: { '@type': TypeUrl.ClusterLoadAssignment, ...e } })),
         },
       ],
     };

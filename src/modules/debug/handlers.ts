@@ -34,12 +34,12 @@ export function registryzHandler(services: () => readonly unknown[]): DebugHandl
 /** The parts of a PluginStatus worth showing; a structural subset so other shapes fit too. */
 export type PluginView = Pick<PluginStatus, 'name' | 'source' | 'enabledBy' | 'enabled' | 'reason'> & {
   description?: string;
-  options?: { provides?: readonly symbol[] };
+  provides?: readonly symbol[];
 };
 
 /**
- * `/debug/plugins`: each plugin, whether it is on and why. The class and options of a
- * PluginStatus do not serialise (a function, symbols), so they are reduced to the names
+ * `/debug/plugins`: each plugin, whether it is on and why. The classes and points of a
+ * PluginStatus do not serialise (functions, symbols), so they are reduced to the names
  * of the contribution points the plugin provides.
  */
 export function pluginsHandler(plugins: () => readonly PluginView[]): DebugHandler {
@@ -54,7 +54,7 @@ export function pluginsHandler(plugins: () => readonly PluginView[]): DebugHandl
         enabledBy: p.enabledBy,
         reason: p.reason,
         description: p.description ?? '',
-        provides: (p.options?.provides ?? []).map((s) => s.description ?? s.toString()),
+        provides: (p.provides ?? []).map((s) => s.description ?? s.toString()),
       })),
     }),
   };

@@ -1,6 +1,6 @@
 import { ConfigChange, ConfigSnapshot } from '../config/store';
 import { ConfigResource, resourceKey } from '../config/resource';
-import { ChangeSet } from '../generators/api';
+import { ChangeSet } from '../model/generator';
 import { PushContextOptions, qualifyHost } from '../model/push-context';
 
 /** Kinds whose effect on cached resources is tracked by tags; any other kind clears the cache. */

@@ -23,7 +23,7 @@ import { requestsPerSecondFrom } from '../xds/rate-limiter';
 import { metricsObserver, pipelineObserver, xdsCacheFrom } from './observers';
 import { CoreContributions, generatorsFrom } from './generators';
 import { AuthzHttpFilterContributor, AuthzNetworkFilterContributor } from '../security/authz';
-import { HttpFilterContributor } from '../generators/api';
+import { HttpFilterContributor } from '../model/generator';
 import { PushCoordinator } from './push-coordinator';
 import { configDump, findConnection, syncz } from './xds-debug';
 

@@ -8,7 +8,7 @@ import {
   NetworkFilterContributor,
   XdsGenerator,
   XdsGeneratorToken,
-} from '../generators/api';
+} from '../model/generator';
 import { GrpcGenerator } from '../generators/grpc/generator';
 import { NameTableGenerator, withNameTable } from '../generators/nds';
 import { DEFAULT_PATH_NORMALIZATION, SidecarGenerator } from '../generators/sidecar';

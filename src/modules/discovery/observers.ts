@@ -1,7 +1,7 @@
 import { ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
 import { Settings } from '../settings';
-import { CachedType, XdsCache } from '../xds/cache';
+import { CachedType, XdsCache } from '../model/xds-cache';
 import { XdsObserver } from '../xds/observer';
 import { PushPipelineObserver } from './push-coordinator';
 

@@ -1,4 +1,4 @@
-import { ChangeSet } from '../generators/api';
+import { ChangeSet } from '../model/generator';
 import { ServiceRegistrySnapshot } from '../registry/build';
 import { ServiceEndpoint } from '../registry/model';
 import { clientTlsFacts } from '../security/mtls';

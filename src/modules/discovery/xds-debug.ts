@@ -1,6 +1,7 @@
 import { markedVersion, XdsConnection } from '../xds/connection';
-import { decodeMessage } from '../xds/protos';
-import { SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../xds/type-urls';
+import { decodeMessage } from '../envoy/protos';
+import { SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
+import { ConfigDumpType } from '../envoy/well-known';
 
 /** `/debug/syncz`: each connected proxy and, per type, what was sent and what it acknowledged. */
 export function syncz(connections: readonly XdsConnection[]): unknown[] {
@@ -32,22 +33,22 @@ type DumpedTypeUrl = Exclude<XdsTypeUrl, typeof TypeUrl.NameTable>;
 
 const DUMP_TYPES: Record<DumpedTypeUrl, { dump: string; list: string; item: (name: string, version: string, body: Record<string, unknown>) => object }> = {
   [TypeUrl.Cluster]: {
-    dump: 'type.googleapis.com/envoy.admin.v3.ClustersConfigDump',
+    dump: ConfigDumpType.Clusters,
     list: 'dynamic_active_clusters',
     item: (_n, version, body) => ({ version_info: version, cluster: { '@type': TypeUrl.Cluster, ...body } }),
   },
   [TypeUrl.ClusterLoadAssignment]: {
-    dump: 'type.googleapis.com/envoy.admin.v3.EndpointsConfigDump',
+    dump: ConfigDumpType.Endpoints,
     list: 'dynamic_endpoint_configs',
     item: (_n, version, body) => ({ version_info: version, endpoint_config: { '@type': TypeUrl.ClusterLoadAssignment, ...body } }),
   },
   [TypeUrl.Listener]: {
-    dump: 'type.googleapis.com/envoy.admin.v3.ListenersConfigDump',
+    dump: ConfigDumpType.Listeners,
     list: 'dynamic_listeners',
     item: (name, version, body) => ({ name, active_state: { version_info: version, listener: { '@type': TypeUrl.Listener, ...body } } }),
   },
   [TypeUrl.RouteConfiguration]: {
-    dump: 'type.googleapis.com/envoy.admin.v3.RoutesConfigDump',
+    dump: ConfigDumpType.Routes,
     list: 'dynamic_route_configs',
     item: (_n, version, body) => ({ version_info: version, route_config: { '@type': TypeUrl.RouteConfiguration, ...body } }),
   },

@@ -5,7 +5,7 @@ import { SidecarSpec } from '../config/kinds/sidecar';
 import { VirtualServiceSpec } from '../config/kinds/virtual-service';
 import { labelsMatch, Service, ServiceEndpoint } from '../registry/model';
 import { ServiceRegistrySnapshot } from '../registry/build';
-import { CachedType, XdsCache } from '../xds/cache';
+import { CachedType, XdsCache } from './xds-cache';
 import { Proxy } from './proxy';
 
 

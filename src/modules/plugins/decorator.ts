@@ -9,7 +9,17 @@ export interface PluginOptions {
   /** The contribution points (Symbol tokens) this class is bound to when enabled. */
   provides: symbol[];
   description?: string;
+  /**
+   * Where its contributions go among those of the same point: `first` (metadata exchange),
+   * `authn` (jwt_authn), `authz` (RBAC), `default`, `last` (right before the terminal filter).
+   * Within a phase, the order plugins are listed in (built-in first, then MESH_PLUGINS). Default `default`.
+   */
+  phase?: PluginPhase;
 }
+
+/** The phases of a filter chain, in order. */
+export const PLUGIN_PHASES = ['first', 'authn', 'authz', 'default', 'last'] as const;
+export type PluginPhase = (typeof PLUGIN_PHASES)[number];
 
 const PLUGIN_METADATA = Symbol.for('mesh.plugin');
 
@@ -20,6 +30,9 @@ export function meshPlugin(options: PluginOptions) {
     if (!options.enabledBy) throw new Error(`@meshPlugin ${options.name}: enabledBy is required`);
     if (!Array.isArray(options.provides) || options.provides.length === 0) {
       throw new Error(`@meshPlugin ${options.name}: provides must name at least one contribution point`);
+    }
+    if (options.phase !== undefined && !PLUGIN_PHASES.includes(options.phase)) {
+      throw new Error(`@meshPlugin ${options.name}: phase must be one of ${PLUGIN_PHASES.join(', ')}`);
     }
     Reflect.defineMetadata(PLUGIN_METADATA, { ...options }, target);
     // Plugins are resolved by the container, so they are injectable without a second decorator.

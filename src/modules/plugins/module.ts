@@ -1,14 +1,17 @@
 import { ContainerModule } from 'inversify';
+import { pluginMetadata } from './decorator';
 import { PluginStatus, PluginStatusToken } from './resolution';
 
-/** Binds each enabled plugin once (singleton) and to every contribution point it provides. */
+/** Binds each part of each enabled plugin once (singleton) and to every contribution point it provides. */
 export function pluginsModule(statuses: PluginStatus[]): ContainerModule {
   return new ContainerModule((bind) => {
     for (const status of statuses) {
       bind(PluginStatusToken).toConstantValue(status);
       if (!status.enabled) continue;
-      bind(status.cls).toSelf().inSingletonScope();
-      for (const token of status.options.provides) bind(token).toService(status.cls);
+      for (const cls of status.classes) {
+        bind(cls).toSelf().inSingletonScope();
+        for (const token of pluginMetadata(cls)!.provides) bind(token).toService(cls);
+      }
     }
   });
 }

@@ -3,7 +3,7 @@
  * listeners and routes to the data plane in this process. It is ready once its first
  * clusters and listeners are applied and every route table they name has arrived.
  */
-import { TypeUrl } from '../xds/type-urls';
+import { TypeUrl } from '../envoy/type-urls';
 import { AdsNode, ResourceMap, XdsClient, XdsProtocol } from './xds/xds-client';
 import { FilterContext, HttpFilterFactory, NetworkFilterFactory } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';

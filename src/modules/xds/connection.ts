@@ -1,6 +1,6 @@
 import { Proxy } from '../model/proxy';
 import { SentResources } from './sent-resources';
-import { XdsTypeUrl } from './type-urls';
+import { XdsTypeUrl } from '../envoy/type-urls';
 
 /** What one stream has asked for and been sent, per resource type. */
 export interface WatchState {

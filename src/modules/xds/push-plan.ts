@@ -1,9 +1,9 @@
-import { ChangeSet } from '../generators/api';
-import { parseClusterName } from '../generators/naming';
-import { answersWithEndpoints, wantsNameTable } from '../generators/nds/eligibility';
+import { ChangeSet } from '../model/generator';
+import { parseClusterName } from '../model/naming';
+import { answersWithEndpoints, wantsNameTable } from '../model/nds-eligibility';
 import { Proxy } from '../model/proxy';
 import { PushContext } from '../model/push-context';
-import { PUSH_ORDER, TypeUrl, XdsTypeUrl } from './type-urls';
+import { PUSH_ORDER, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 
 /** For one proxy and one change: the types to regenerate, each for all its names or only some. */
 export type PushPlan = Map<XdsTypeUrl, 'all' | Set<string>>;

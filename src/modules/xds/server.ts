@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { ChangeSet, XdsGenerator, XdsResource } from '../generators/api';
+import { ChangeSet, XdsGenerator, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { PushContext } from '../model/push-context';
@@ -10,8 +10,8 @@ import { mergeChanges, planPush, PushPlan } from './push-plan';
 import { changedSubscription, internNameSet } from './interning';
 import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
-import { structToJson } from './struct';
-import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from './type-urls';
+import { structToJson } from '../envoy/struct';
+import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import { resourceVersion } from './versions';
 import { SentResources } from './sent-resources';
 import { Semaphore } from '../shared/semaphore';
@@ -23,7 +23,7 @@ import {
   DiscoveryRequest,
   encodeDeltaDiscoveryResponse,
   encodeDiscoveryResponse,
-} from './wire';
+} from '../envoy/wire';
 
 export interface XdsServerOptions {
   /** Generators by node metadata GENERATOR; `''` serves Envoy sidecars and routers. */

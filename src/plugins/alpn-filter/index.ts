@@ -1,6 +1,6 @@
-import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../../modules/generators/api';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
-import { typeUrlOf } from '../../modules/xds/type-urls';
+import { typeUrlOf } from '../../modules/envoy/type-urls';
 
 export const ALPN_FILTER = 'mesh.alpn';
 export const ALPN_FILTER_TYPE = typeUrlOf('mesh.filters.http.alpn.v1.FilterConfig');

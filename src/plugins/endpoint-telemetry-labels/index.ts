@@ -1,5 +1,5 @@
 import { inject } from 'inversify';
-import { EndpointContributor } from '../../modules/generators/api';
+import { EndpointContributor } from '../../modules/model/generator';
 import { MESH_METADATA_KEY } from '../../modules/generators/common';
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { ServiceEndpoint } from '../../modules/registry/model';

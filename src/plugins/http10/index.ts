@@ -1,4 +1,4 @@
-import { FilterChainContext, HttpConnectionManagerContributor } from '../../modules/generators/api';
+import { FilterChainContext, HttpConnectionManagerContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
 
 /** Outbound HTTP connection managers accept HTTP/1.0 requests (`http_protocol_options.accept_http_10`). */

@@ -1,8 +1,8 @@
-import { ClusterContributor, EnvoyFilter, FilterChainContext, NetworkFilterContributor } from '../../modules/generators/api';
-import { parseClusterName } from '../../modules/generators/naming';
+import { ClusterContributor, EnvoyFilter, FilterChainContext, NetworkFilterContributor } from '../../modules/model/generator';
+import { parseClusterName } from '../../modules/model/naming';
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { ServicePort } from '../../modules/registry/model';
-import { typeUrlOf } from '../../modules/xds/type-urls';
+import { typeUrlOf } from '../../modules/envoy/type-urls';
 
 export const REDIS_PROXY_FILTER = 'envoy.filters.network.redis_proxy';
 export const REDIS_PROXY_TYPE = typeUrlOf('envoy.extensions.filters.network.redis_proxy.v3.RedisProxy');

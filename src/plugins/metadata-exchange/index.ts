@@ -1,9 +1,9 @@
 import { inject } from 'inversify';
-import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../modules/generators/api';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { isHttpProtocol } from '../../modules/registry/model';
 import { Settings, SettingsToken } from '../../modules/settings/settings';
-import { typeUrlOf } from '../../modules/xds/type-urls';
+import { typeUrlOf } from '../../modules/envoy/type-urls';
 
 export const METADATA_EXCHANGE_FILTER = 'mesh.metadata_exchange';
 export const METADATA_EXCHANGE_TYPE = typeUrlOf('mesh.filters.network.metadata_exchange.v1.MetadataExchange');

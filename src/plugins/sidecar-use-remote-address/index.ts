@@ -1,4 +1,4 @@
-import { FilterChainContext, HttpConnectionManagerContributor } from '../../modules/generators/api';
+import { FilterChainContext, HttpConnectionManagerContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
 
 /** Sidecar outbound HTTP connection managers take the peer address as the client address (`use_remote_address`). */

@@ -1,6 +1,6 @@
-import { EnvoyFilter, FilterChainContext, NetworkFilterContributor } from '../../modules/generators/api';
+import { EnvoyFilter, FilterChainContext, NetworkFilterContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
-import { typeUrlOf } from '../../modules/xds/type-urls';
+import { typeUrlOf } from '../../modules/envoy/type-urls';
 
 export const MYSQL_PROXY_FILTER = 'envoy.filters.network.mysql_proxy';
 export const MYSQL_PROXY_TYPE = typeUrlOf('envoy.extensions.filters.network.mysql_proxy.v3.MySQLProxy');

@@ -1,10 +1,10 @@
-import { ClusterContributor } from '../../modules/generators/api';
+import { ClusterContributor } from '../../modules/model/generator';
 import { MESH_METADATA_KEY, serviceShortName } from '../../modules/generators/common';
-import { parseClusterName } from '../../modules/generators/naming';
+import { parseClusterName } from '../../modules/model/naming';
 import { Proxy } from '../../modules/model/proxy';
 import { PushContext } from '../../modules/model/push-context';
 import { Service, ServicePort } from '../../modules/registry/model';
-import { jsonToValue } from '../../modules/xds/struct';
+import { jsonToValue } from '../../modules/envoy/struct';
 import { meshPlugin } from '../../modules/plugins/decorator';
 
 type Obj = Record<string, unknown>;

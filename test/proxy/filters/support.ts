@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, JWK, JWTPayload, KeyLike, SignJWT } from 'jose';
 import type { ConnectionInfo, FilterContext, FilterOutcome, HttpFilter, ProxyHttpRequest } from '../../../src/modules/proxy/http/filter-api';
-import { decodeMessage, encodeMessage } from '../../../src/modules/xds/protos';
+import { decodeMessage, encodeMessage } from '../../../src/modules/envoy/protos';
 
 /** A filter config exactly as the proxy receives it: encoded, then decoded. */
 export function decoded(typeUrl: string, config: object): Record<string, unknown> {

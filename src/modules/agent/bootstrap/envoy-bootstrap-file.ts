@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { encodeMessage, messageType } from '../../xds/protos';
+import { encodeMessage, messageType } from '../../envoy/protos';
 import { defaultEnvoyBootstrap, ENVOY_BOOTSTRAP_FILE, EnvoyBootstrapOptions } from './envoy-bootstrap';
 import { writeFileAtomically } from './atomic-write';
 import { BootstrapError } from './errors';

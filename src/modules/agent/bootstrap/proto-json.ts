@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as protobuf from 'protobufjs';
-import { envoyProtoDirs, envoyProtos, loadMoreEnvoyProtos } from '../../xds/protos';
+import { envoyProtoDirs, envoyProtos, loadMoreEnvoyProtos } from '../../envoy/protos';
 
 export class ProtoJsonError extends Error {
   constructor(

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import type { Answer } from 'dns-packet';
-import type { NameTable } from '../../generators/nds/name-table';
+import type { NameTable } from '../../envoy/name-table';
 
 /** Kept low so clients that honour it soon see a changed address. */
 export const ANSWER_TTL_SECONDS = 30;

@@ -5,9 +5,9 @@
  * runs. A table the callback throws on is NACKed and the previous one stays.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { NameInfo, NameTable } from '../../generators/nds/name-table';
+import type { NameInfo, NameTable } from '../../envoy/name-table';
 import { AdsNode, Decoded, XdsClient } from '../../proxy/xds/xds-client';
-import { TypeUrl } from '../../xds/type-urls';
+import { TypeUrl } from '../../envoy/type-urls';
 import type { DnsLog } from './server';
 
 export interface NameTableClientOptions {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import type { DecodedPacket } from 'dns-packet';
-import type { NameTable } from '../../generators/nds/name-table';
+import type { NameTable } from '../../envoy/name-table';
 import { DEFAULT_DNS_PROXY_ADDR, DnsProxyAddress, parseDnsProxyAddress } from './address';
 import { LookupTable } from './lookup-table';
 import { fitReply, formatError, replyLimit, replyTo, Rcode } from './messages';

@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { encodeMessage } from '../../xds/protos';
-import { decodeDiscoveryRequest, DiscoveryRequest, encodeDiscoveryResponse, EncodedResource } from '../../xds/wire';
+import { encodeMessage } from '../../envoy/protos';
+import { decodeDiscoveryRequest, DiscoveryRequest, encodeDiscoveryResponse, EncodedResource } from '../../envoy/wire';
 import { WorkloadSecret } from './workload-secrets';
+import { SECRET_TYPE } from '../../envoy/well-known';
 
-export const SECRET_TYPE_URL = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret';
+export const SECRET_TYPE_URL = SECRET_TYPE;
 /** The secret names the mesh's generated config asks for (the incumbent's names). */
 export const WORKLOAD_SECRET = 'default';
 export const ROOT_SECRET = 'ROOTCA';

@@ -1,7 +1,7 @@
 /** The mesh's own cluster metadata: which services (and subset) a cluster stands for. */
 import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
-import { jsonToStruct } from '../../xds/struct';
+import { jsonToStruct } from '../../envoy/struct';
 
 type Obj = Record<string, unknown>;
 

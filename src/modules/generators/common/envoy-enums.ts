@@ -1,8 +1,7 @@
 /** Envoy enum values, extension names and config sources the builders write. */
+export { CORS_FILTER, FAULT_FILTER } from '../../envoy/well-known';
 
 export const HTTP_PROTOCOL_OPTIONS_KEY = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
-export const FAULT_FILTER = 'envoy.filters.http.fault';
-export const CORS_FILTER = 'envoy.filters.http.cors';
 
 /**
  * Enum values by name. `encodeMessage` verifies plain objects with protobufjs, whose verifier

@@ -2,8 +2,8 @@
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { labelsMatch, Service, ServiceEndpoint, ServicePort } from '../../registry/model';
-import { EndpointContributor } from '../api';
-import { parseClusterName } from '../naming';
+import { EndpointContributor } from '../../model/generator';
+import { parseClusterName } from '../../model/naming';
 import { EnvoyEnum } from './envoy-enums';
 import { subsetOf } from './traffic-policy';
 

@@ -4,7 +4,7 @@ import { Destination, HTTPRoute, HTTPRouteDestination, VirtualServiceSpec } from
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service, ServicePort } from '../../registry/model';
-import { outboundClusterName } from '../naming';
+import { outboundClusterName } from '../../model/naming';
 import { CORS_FILTER, EnvoyEnum, FAULT_FILTER } from './envoy-enums';
 import { applyHeaderOps, hostFromHeaders, mergeHeaderOps } from './header-operations';
 import { applyTimeout, corsConfig, faultConfig, fractionalPercent, hashPolicies, retryPolicy } from './route-policies';

@@ -3,7 +3,7 @@ import { CorsPolicy, HTTPFaultInjection, HTTPRetry, Percent } from '../../config
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Duration } from '../../settings/duration';
-import { typeUrlOf } from '../../xds/type-urls';
+import { typeUrlOf } from '../../envoy/type-urls';
 import { protoDuration } from './durations';
 import { EnvoyEnum } from './envoy-enums';
 import { stringMatcher } from './route-match';

@@ -7,7 +7,7 @@ import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { isHttpProtocol, ServicePort } from '../../registry/model';
 import { Duration } from '../../settings/duration';
-import { typeUrlOf } from '../../xds/type-urls';
+import { typeUrlOf } from '../../envoy/type-urls';
 import { protoDuration } from './durations';
 import { EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY } from './envoy-enums';
 

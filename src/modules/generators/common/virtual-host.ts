@@ -4,7 +4,7 @@ import { VirtualServiceSpec } from '../../config/kinds/virtual-service';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service, ServicePort } from '../../registry/model';
-import { outboundClusterName } from '../naming';
+import { outboundClusterName } from '../../model/naming';
 import { buildRouteBody } from './route-action';
 import { isCatchAll, matchApplies, translateMatch } from './route-match';
 import { applyTimeout, hashPolicies, retryPolicy } from './route-policies';

@@ -2,16 +2,14 @@ import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service, ServicePort } from '../../registry/model';
 import { MtlsOptions, ResolvedMtlsOptions, resolveMtlsOptions } from '../../security/mtls';
-import { encodeResource } from '../../xds/body-interning';
-import { TypeUrl, typeUrlOf } from '../../xds/type-urls';
-import { EndpointContributor, GenerateRequest, HttpFilterContributor, XdsGenerator, XdsResource } from '../api';
+import { encodeResource } from '../../model/body-interning';
+import { TypeUrl } from '../../envoy/type-urls';
+import { EndpointContributor, GenerateRequest, HttpFilterContributor, XdsGenerator, XdsResource } from '../../model/generator';
 import { buildLoadAssignment, buildOutboundClusters, buildVirtualHost } from '../common';
-import { outboundClusterName, parseClusterName } from '../naming';
+import { outboundClusterName, parseClusterName } from '../../model/naming';
 import { buildServerListener, GRPC_SERVER_LISTENER_PREFIX } from './server-listener';
+import { FAULT_FILTER, FAULT_TYPE, HCM_TYPE, ROUTER_FILTER, ROUTER_TYPE } from '../../envoy/well-known';
 
-const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
-const ROUTER = typeUrlOf('envoy.extensions.filters.http.router.v3.Router');
-const FAULT = typeUrlOf('envoy.extensions.filters.http.fault.v3.HTTPFault');
 
 export interface GrpcGeneratorOptions {
   /** Applied to every endpoint of EDS. */
@@ -106,13 +104,13 @@ export class GrpcGenerator implements XdsGenerator {
         name,
         api_listener: {
           api_listener: {
-            '@type': HCM,
+            '@type': HCM_TYPE,
             stat_prefix: name,
             rds: { config_source: { ads: {}, resource_api_version: 'V3' }, route_config_name: routeName },
             // gRPC applies the fault filter's per-route config (VirtualService fault injection).
             http_filters: [
-              { name: 'envoy.filters.http.fault', typed_config: { '@type': FAULT } },
-              { name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER } },
+              { name: FAULT_FILTER, typed_config: { '@type': FAULT_TYPE } },
+              { name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE } },
             ],
           },
         },

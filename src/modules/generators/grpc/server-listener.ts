@@ -20,10 +20,10 @@ import { RBAC_HTTP_TYPE } from '../../security/authz/names';
 import {
   EffectiveMtlsMode, endpointTlsMode, MESH_TLS_MODE, meshDownstreamTlsContext, tlsTransportSocket, workloadPortMtlsMode,
 } from '../../security/mtls';
-import { typeUrlOf } from '../../xds/type-urls';
-import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../api';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../../model/generator';
 import { endpointAddress } from '../common';
-import { inboundClusterName } from '../naming';
+import { inboundClusterName } from '../../model/naming';
+import { HCM_FILTER, HCM_TYPE, ROUTER_FILTER, ROUTER_TYPE } from '../../envoy/well-known';
 
 type Obj = Record<string, unknown>;
 
@@ -32,9 +32,7 @@ export const GRPC_SERVER_LISTENER_PREFIX = 'xds.mesh.io/grpc/lds/inbound/';
 /** What a gRPC server's bootstrap names as `server_listener_resource_name_template`. */
 export const GRPC_SERVER_LISTENER_TEMPLATE = `${GRPC_SERVER_LISTENER_PREFIX}%s`;
 
-const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
-const HCM_TYPE = typeUrlOf('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
-const ROUTER: EnvoyFilter = { name: 'envoy.filters.http.router', typed_config: { '@type': typeUrlOf('envoy.extensions.filters.http.router.v3.Router') } };
+const ROUTER: EnvoyFilter = { name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE } };
 
 /** `xds.mesh.io/grpc/lds/inbound/<ip>:<port>` → the address and port; undefined for other names. */
 export function parseServerListenerName(name: string): { address: string; port: number } | undefined {

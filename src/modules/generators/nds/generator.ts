@@ -1,10 +1,10 @@
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import { encodeResource } from '../../xds/body-interning';
-import { TypeUrl } from '../../xds/type-urls';
-import { GenerateRequest, XdsGenerator, XdsResource } from '../api';
+import { encodeResource } from '../../model/body-interning';
+import { TypeUrl } from '../../envoy/type-urls';
+import { GenerateRequest, XdsGenerator, XdsResource } from '../../model/generator';
 import { sidecarScope } from '../sidecar/scope';
-import { wantsNameTable } from './eligibility';
+import { wantsNameTable } from '../../model/nds-eligibility';
 import { buildNameTable } from './name-table';
 
 /** The one NDS resource of a proxy is named `''`. */

@@ -7,21 +7,10 @@ import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
 import { sidecarScope } from '../sidecar/scope';
-import { answersWithEndpoints } from './eligibility';
+import { answersWithEndpoints } from '../../model/nds-eligibility';
+import { NameInfo, NameTable } from '../../envoy/name-table';
 
-/** `mesh.networking.nds.v1.NameTable.NameInfo`, field names as in the proto. */
-export interface NameInfo {
-  ips: string[];
-  registry: string;
-  shortname: string;
-  namespace: string;
-  alt_hosts: string[];
-}
-
-/** `mesh.networking.nds.v1.NameTable`: host name (no trailing dot) → its addresses. */
-export interface NameTable {
-  table: Record<string, NameInfo>;
-}
+export type { NameInfo, NameTable };
 
 /**
  * Builds the table: a service with virtual IPs answers with them (CIDRs are not answers and

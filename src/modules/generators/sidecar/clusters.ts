@@ -1,12 +1,12 @@
 /** CDS of a sidecar: outbound clusters of its scope, the fixed clusters, and its inbound clusters. */
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import { TypeUrl, typeUrlOf } from '../../xds/type-urls';
-import { XdsResource } from '../api';
+import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
+import { XdsResource } from '../../model/generator';
 import {
   buildOutboundClusters, clusterMetadata, DEFAULT_CONNECT_TIMEOUT, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
 } from '../common';
-import { inboundClusterName } from '../naming';
+import { inboundClusterName } from '../../model/naming';
 import { inboundKey, inboundPorts } from './inbound';
 import { encodeNamed, pick, SidecarContext } from './options';
 import { configKey, sidecarScope } from './scope';

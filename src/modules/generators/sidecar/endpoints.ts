@@ -3,11 +3,11 @@ import { resourceKey } from '../../config/resource';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
-import { encodeResource } from '../../xds/body-interning';
-import { TypeUrl } from '../../xds/type-urls';
-import { XdsResource } from '../api';
+import { encodeResource } from '../../model/body-interning';
+import { TypeUrl } from '../../envoy/type-urls';
+import { XdsResource } from '../../model/generator';
 import { buildLoadAssignment } from '../common';
-import { outboundClusterName, parseClusterName } from '../naming';
+import { outboundClusterName, parseClusterName } from '../../model/naming';
 import { SidecarContext } from './options';
 import { SidecarScope, sidecarScope } from './scope';
 

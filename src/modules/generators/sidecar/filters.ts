@@ -1,19 +1,10 @@
 /** Network and HTTP filters of the sidecar's listeners. */
-import { typeUrlOf } from '../../xds/type-urls';
-import { EnvoyFilter, FilterChainContext } from '../api';
+import { EnvoyFilter, FilterChainContext } from '../../model/generator';
 import { ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER } from '../common';
 import { SidecarContext } from './options';
+import { CORS_TYPE, FAULT_TYPE, HCM_FILTER, HCM_TYPE, ROUTER_FILTER, ROUTER_TYPE, TCP_PROXY_FILTER, TCP_PROXY_TYPE } from '../../envoy/well-known';
+export { CORS_TYPE, FAULT_TYPE, HCM_FILTER, HCM_TYPE, ORIGINAL_DST_FILTER, ORIGINAL_DST_TYPE, ROUTER_FILTER, ROUTER_TYPE, TCP_PROXY_FILTER, TCP_PROXY_TYPE } from '../../envoy/well-known';
 
-export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
-export const HCM_TYPE = typeUrlOf('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
-export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
-export const TCP_PROXY_TYPE = typeUrlOf('envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy');
-export const ROUTER_FILTER = 'envoy.filters.http.router';
-export const ROUTER_TYPE = typeUrlOf('envoy.extensions.filters.http.router.v3.Router');
-export const FAULT_TYPE = typeUrlOf('envoy.extensions.filters.http.fault.v3.HTTPFault');
-export const CORS_TYPE = typeUrlOf('envoy.extensions.filters.http.cors.v3.Cors');
-export const ORIGINAL_DST_FILTER = 'envoy.filters.listener.original_dst';
-export const ORIGINAL_DST_TYPE = typeUrlOf('envoy.extensions.filters.listener.original_dst.v3.OriginalDst');
 
 export function router(): EnvoyFilter {
   return { name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE } };

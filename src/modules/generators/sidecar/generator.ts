@@ -1,6 +1,6 @@
 import { resolveMtlsOptions, TlsModeEndpointMetadata } from '../../security/mtls';
-import { TypeUrl } from '../../xds/type-urls';
-import { GenerateRequest, XdsGenerator, XdsResource } from '../api';
+import { TypeUrl } from '../../envoy/type-urls';
+import { GenerateRequest, XdsGenerator, XdsResource } from '../../model/generator';
 import { sidecarClusters } from './clusters';
 import { sidecarEndpoints } from './endpoints';
 import { sidecarListeners } from './listeners';

@@ -8,12 +8,11 @@
 import {
   EffectiveMtlsMode, HTTP_ALPNS, MESH_MTLS_ALPNS, meshDownstreamTlsContext, PEER_EXCHANGE_ALPN, ResolvedMtlsOptions, tlsTransportSocket,
 } from '../../security/mtls';
-import { typeUrlOf } from '../../xds/type-urls';
+import { TLS_INSPECTOR_FILTER, TLS_INSPECTOR_TYPE } from '../../envoy/well-known';
+export { TLS_INSPECTOR_FILTER, TLS_INSPECTOR_TYPE } from '../../envoy/well-known';
 
 type Obj = Record<string, unknown>;
 
-export const TLS_INSPECTOR_FILTER = 'envoy.filters.listener.tls_inspector';
-export const TLS_INSPECTOR_TYPE = typeUrlOf('envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector');
 
 export interface InboundChainVariant {
   /** Appended to the chain's name: `-mtls`, `-tls`, or nothing for plain text. */

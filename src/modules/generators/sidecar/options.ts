@@ -1,8 +1,8 @@
 import { MtlsOptions, ResolvedMtlsOptions } from '../../security/mtls';
-import { encodeResource } from '../../xds/body-interning';
+import { encodeResource } from '../../model/body-interning';
 import {
   ClusterContributor, EndpointContributor, HttpConnectionManagerContributor, HttpFilterContributor, NetworkFilterContributor, XdsResource,
-} from '../api';
+} from '../../model/generator';
 import { PathNormalizationMode } from './path-normalization';
 
 /** What the sidecar generator is built with (the container passes the bound contributors). */

@@ -1,9 +1,9 @@
 /** RDS of a sidecar: the route table of each outbound HTTP port. */
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import { TypeUrl } from '../../xds/type-urls';
-import { encodeResource } from '../../xds/body-interning';
-import { XdsResource } from '../api';
+import { TypeUrl } from '../../envoy/type-urls';
+import { encodeResource } from '../../model/body-interning';
+import { XdsResource } from '../../model/generator';
 import { buildVirtualHost } from '../common';
 import { PASSTHROUGH_CLUSTER } from './clusters';
 import { SidecarContext } from './options';

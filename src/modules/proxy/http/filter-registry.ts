@@ -4,12 +4,11 @@
  * unknown filter makes the config fail (NACK) unless it is marked optional, as Envoy does.
  */
 import { FilterContext, HttpFilter, HttpFilterFactory, NetworkFilter, NetworkFilterFactory } from './filter-api';
+import { CORS_TYPE, FAULT_TYPE, HCM_TYPE, ROUTER_TYPE, TCP_PROXY_TYPE } from '../../envoy/well-known';
 
 type Decoded = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
-export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
-export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+export { ROUTER_TYPE, HCM_TYPE, TCP_PROXY_TYPE };
 
 /**
  * Filters with nothing to do here: CORS and fault act only through per-route config this proxy
@@ -17,8 +16,8 @@ export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.netw
  * upstream TLS and peer telemetry, which this proxy does not do.
  */
 const SKIPPED_HTTP = new Set([
-  'type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors',
-  'type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault',
+  CORS_TYPE,
+  FAULT_TYPE,
   'type.googleapis.com/mesh.filters.http.alpn.v1.FilterConfig',
 ]);
 const SKIPPED_NETWORK = new Set(['type.googleapis.com/mesh.filters.network.metadata_exchange.v1.MetadataExchange']);

@@ -8,11 +8,11 @@ import { X509Certificate } from 'node:crypto';
 import type { Decoded } from '../xds/xds-client';
 import { compileStringMatcher } from '../filters/matchers/string-matcher';
 import { pem, SecretStore, TlsSecret } from './secrets';
+import { DOWNSTREAM_TLS_CONTEXT_TYPE, RAW_BUFFER_TYPE, UPSTREAM_TLS_CONTEXT_TYPE } from '../../envoy/well-known';
 
 export const TLS_TRANSPORT = 'envoy.transport_sockets.tls';
-const DOWNSTREAM_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
-const UPSTREAM_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
-const RAW_BUFFER_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer';
+const DOWNSTREAM_TYPE = DOWNSTREAM_TLS_CONTEXT_TYPE;
+const UPSTREAM_TYPE = UPSTREAM_TLS_CONTEXT_TYPE;
 
 /** Where a secret comes from: a name to fetch over SDS, or inline PEM. */
 type SecretSource = { sds: string } | { inline: TlsSecret };

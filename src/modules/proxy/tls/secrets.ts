@@ -5,8 +5,8 @@
  */
 import * as path from 'node:path';
 import { AdsNode, Decoded, XdsClient, XdsLogLevel } from '../xds/xds-client';
+import { SECRET_TYPE } from '../../envoy/well-known';
 
-const SECRET_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret';
 /** The agent's SDS server is a local socket: retry it sooner than the daemon. */
 const SDS_BACKOFF = { initialMs: 200, maxMs: 2000 };
 

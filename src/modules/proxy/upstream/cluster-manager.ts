@@ -7,7 +7,7 @@ import { durationMs } from '../filters/shared/config';
 import type { Decoded } from '../xds/xds-client';
 import { compileTransportSocket, UpstreamTls } from '../tls/contexts';
 import { SecretStore } from '../tls/secrets';
-import { structToJson } from '../../xds/struct';
+import { structToJson } from '../../envoy/struct';
 
 export interface UpstreamEndpoint {
   address: string;

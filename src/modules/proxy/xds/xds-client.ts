@@ -13,9 +13,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { Backoff, BackoffOptions } from '../../shared/backoff';
-import { decodeMessage, encodeMessage } from '../../xds/protos';
-import { jsonToValue } from '../../xds/struct';
-import { TypeUrl } from '../../xds/type-urls';
+import { decodeMessage, encodeMessage } from '../../envoy/protos';
+import { jsonToValue } from '../../envoy/struct';
+import { TypeUrl } from '../../envoy/type-urls';
 
 export type Decoded = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

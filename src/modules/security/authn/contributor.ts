@@ -1,5 +1,5 @@
 import { RequestAuthenticationSpec } from '../../config/kinds/request-authentication';
-import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../../generators/api';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../../model/generator';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { policiesFor } from '../selection';

@@ -5,12 +5,11 @@
  * for some provider (else 401).
  */
 import { JwtRule } from '../../config/kinds/request-authentication';
-import { EnvoyFilter } from '../../generators/api';
-import { typeUrlOf } from '../../xds/type-urls';
+import { EnvoyFilter } from '../../model/generator';
 import { JwksSource } from './key-source';
+import { JWT_AUTHN_FILTER, JWT_AUTHN_TYPE } from '../../envoy/well-known';
+export { JWT_AUTHN_FILTER, JWT_AUTHN_TYPE } from '../../envoy/well-known';
 
-export const JWT_AUTHN_FILTER = 'envoy.filters.http.jwt_authn';
-export const JWT_AUTHN_TYPE = typeUrlOf('envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication');
 /** Key of the verified payload in the filter's dynamic metadata, where RBAC reads claims. */
 export const JWT_PAYLOAD_METADATA_KEY = 'payload';
 /** Claims whose space-separated string value becomes a list in the metadata (the incumbent's defaults). */

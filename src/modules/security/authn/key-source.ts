@@ -5,7 +5,7 @@
  */
 import { JwtRule, RequestAuthenticationSpec } from '../../config/kinds/request-authentication';
 import { ConfigResource, resourceKey } from '../../config/resource';
-import { outboundClusterName } from '../../generators/naming';
+import { outboundClusterName } from '../../model/naming';
 import { Duration } from '../../settings/duration';
 import { JwksFetchMode } from './fetch-mode';
 

@@ -24,9 +24,10 @@ import {
   suffixMatcher,
 } from './matchers';
 import { Permission, Principal, PRINCIPAL, StringMatcher, ValueMatcher } from './rbac-types';
+import { JWT_AUTHN_FILTER } from '../../envoy/well-known';
 
 /** The filter whose dynamic metadata carries a verified JWT's claims (under `payload`). */
-export const JWT_AUTHN_FILTER = 'envoy.filters.http.jwt_authn';
+export { JWT_AUTHN_FILTER };
 const JWT_PAYLOAD = 'payload';
 const SPIFFE_PREFIX = 'spiffe://';
 

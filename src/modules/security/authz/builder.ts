@@ -5,7 +5,7 @@
  */
 import { AuthorizationPolicySpec } from '../../config/kinds/authorization-policy';
 import { ConfigResource } from '../../config/resource';
-import { EnvoyFilter } from '../../generators/api';
+import { EnvoyFilter } from '../../model/generator';
 import {
   BAD_CUSTOM_SUFFIX,
   DRY_RUN_ANNOTATION,

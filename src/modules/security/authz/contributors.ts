@@ -6,7 +6,7 @@
  * are matched by the proxy against the connection's destination port.
  */
 import { AuthorizationPolicySpec } from '../../config/kinds/authorization-policy';
-import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../generators/api';
+import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../model/generator';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { policiesFor } from '../selection';

@@ -4,10 +4,10 @@
  */
 import { isIP } from 'node:net';
 import { quoteRe2 } from '../../shared/re2';
-import { typeUrlOf } from '../../xds/type-urls';
 import { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, TypedExtensionConfig, ValueMatcher } from './rbac-types';
+import { URI_TEMPLATE_TYPE } from '../../envoy/well-known';
+export { URI_TEMPLATE_TYPE } from '../../envoy/well-known';
 
-export const URI_TEMPLATE_TYPE = typeUrlOf('envoy.extensions.path.match.uri_template.v3.UriTemplateMatchConfig');
 
 export const regexMatcher = (regex: string): StringMatcher => ({ safe_regex: { regex } });
 export const exactMatcher = (exact: string, ignoreCase = false): StringMatcher => (ignoreCase ? { exact, ignore_case: true } : { exact });

@@ -1,10 +1,6 @@
 /** Names the authorization filters carry, as the incumbent's proxies and dashboards know them. */
-import { typeUrlOf } from '../../xds/type-urls';
+export { RBAC_HTTP_FILTER, RBAC_HTTP_TYPE, RBAC_NETWORK_FILTER, RBAC_NETWORK_TYPE } from '../../envoy/well-known';
 
-export const RBAC_HTTP_FILTER = 'envoy.filters.http.rbac';
-export const RBAC_HTTP_TYPE = typeUrlOf('envoy.extensions.filters.http.rbac.v3.RBAC');
-export const RBAC_NETWORK_FILTER = 'envoy.filters.network.rbac';
-export const RBAC_NETWORK_TYPE = typeUrlOf('envoy.extensions.filters.network.rbac.v3.RBAC');
 
 /** Stat prefix of every network RBAC filter (`tcp.rbac.allowed`...). */
 export const TCP_STAT_PREFIX = 'tcp.';

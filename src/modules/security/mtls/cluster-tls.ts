@@ -5,7 +5,7 @@
 import { ClientTLSSettings } from '../../config/kinds/destination-rule';
 import { PushContext } from '../../model/push-context';
 import { Service, ServiceEndpoint, ServicePort } from '../../registry/model';
-import { jsonToStruct } from '../../xds/struct';
+import { jsonToStruct } from '../../envoy/struct';
 import { endpointTlsMode, MESH_TLS_MODE, serviceIdentities } from './identity';
 import { ResolvedMtlsOptions } from './options';
 import { namespaceMtlsMode } from './peer-authentication';

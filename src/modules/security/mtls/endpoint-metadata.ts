@@ -1,6 +1,6 @@
-import { EndpointContributor } from '../../generators/api';
+import { EndpointContributor } from '../../model/generator';
 import { ServiceEndpoint } from '../../registry/model';
-import { jsonToStruct } from '../../xds/struct';
+import { jsonToStruct } from '../../envoy/struct';
 import { TRANSPORT_SOCKET_MATCH_KEY } from './cluster-tls';
 import { DISABLED_TLS_MODE, endpointTlsMode } from './identity';
 

@@ -3,15 +3,13 @@
  * SDS from the workload's agent (Envoy and the built-in proxy: secrets `default` and `ROOTCA`),
  * and certificate-provider instances of the gRPC bootstrap (proxyless gRPC: instance `default`).
  */
-import { typeUrlOf } from '../../xds/type-urls';
+import { DOWNSTREAM_TLS_CONTEXT_TYPE, RAW_BUFFER_TYPE, UPSTREAM_TLS_CONTEXT_TYPE } from '../../envoy/well-known';
+export { DOWNSTREAM_TLS_CONTEXT_TYPE, RAW_BUFFER_TYPE, UPSTREAM_TLS_CONTEXT_TYPE } from '../../envoy/well-known';
 
 type Obj = Record<string, unknown>;
 
 export const TLS_TRANSPORT_SOCKET = 'envoy.transport_sockets.tls';
 export const RAW_BUFFER_TRANSPORT_SOCKET = 'envoy.transport_sockets.raw_buffer';
-export const UPSTREAM_TLS_CONTEXT_TYPE = typeUrlOf('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext');
-export const DOWNSTREAM_TLS_CONTEXT_TYPE = typeUrlOf('envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext');
-export const RAW_BUFFER_TYPE = typeUrlOf('envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer');
 
 /** SDS secret of the workload's certificate chain and key. */
 export const SDS_DEFAULT_SECRET = 'default';

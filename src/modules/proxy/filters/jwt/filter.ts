@@ -5,10 +5,11 @@ import type { VerifyContext } from './authenticator';
 import { JwtProvider, parseProvider } from './provider';
 import { compileRequirement, Verifier } from './requirement';
 import { JwtStatus, Status } from './status';
+import { JWT_AUTHN_FILTER, JWT_AUTHN_TYPE } from '../../../envoy/well-known';
 
-export const JWT_AUTHN_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
+export const JWT_AUTHN_TYPE_URL = JWT_AUTHN_TYPE;
 /** Where verified payloads go (Envoy's dynamic metadata namespace of the filter). */
-export const JWT_AUTHN_METADATA = 'envoy.filters.http.jwt_authn';
+export const JWT_AUTHN_METADATA = JWT_AUTHN_FILTER;
 
 /** Envoy caps the path in the `www-authenticate` realm. */
 const MAX_REALM_PATH = 256;

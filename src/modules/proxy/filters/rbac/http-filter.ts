@@ -1,10 +1,11 @@
 import { CONTINUE, FilterContext, FilterOutcome, HttpFilter, HttpFilterFactory, ProxyHttpRequest } from '../../http/filter-api';
 import { RbacFilterConfig, parseRbacFilterConfig } from './filter-config';
 import { httpSubject } from './subject';
+import { RBAC_HTTP_FILTER, RBAC_HTTP_TYPE } from '../../../envoy/well-known';
 
-export const HTTP_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
+export const HTTP_RBAC_TYPE_URL = RBAC_HTTP_TYPE;
 /** Dynamic metadata namespaces Envoy's HTTP RBAC writes. */
-export const HTTP_RBAC_METADATA = 'envoy.filters.http.rbac';
+export const HTTP_RBAC_METADATA = RBAC_HTTP_FILTER;
 export const COMMON_METADATA = 'envoy.common';
 
 export const RBAC_DENIED_BODY = 'RBAC: access denied';

@@ -1,8 +1,9 @@
 import type { ConnectionInfo, FilterContext, NetworkFilter, NetworkFilterFactory } from '../../http/filter-api';
 import { RbacFilterConfig, parseRbacFilterConfig } from './filter-config';
 import { connectionSubject } from './subject';
+import { RBAC_NETWORK_TYPE } from '../../../envoy/well-known';
 
-export const NETWORK_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
+export const NETWORK_RBAC_TYPE_URL = RBAC_NETWORK_TYPE;
 
 /** Envoy's network RBAC: the same engine over the connection alone; a deny closes it. */
 export class RbacNetworkFilter implements NetworkFilter {

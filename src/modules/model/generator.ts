@@ -1,7 +1,7 @@
-import { Proxy } from '../model/proxy';
-import { PushContext } from '../model/push-context';
+import { Proxy } from './proxy';
+import { PushContext } from './push-context';
 import { Service, ServicePort } from '../registry/model';
-import { XdsTypeUrl } from '../xds/type-urls';
+import { XdsTypeUrl } from '../envoy/type-urls';
 
 /** One encoded xDS resource, ready to be wrapped in an Any and sent. */
 export interface XdsResource {

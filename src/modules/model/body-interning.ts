@@ -1,4 +1,4 @@
-import { encodeMessage } from './protos';
+import { encodeMessage } from '../envoy/protos';
 
 /**
  * Encoded resources keep their identity across pushes when their bytes do not change.

@@ -2,8 +2,8 @@
  * Who gets a name table and which services' entries follow their endpoints: shared by the
  * NDS generator and the push plan, so both agree on when the table can change.
  */
-import { Proxy } from '../../model/proxy';
-import { Service } from '../../registry/model';
+import { Proxy } from './proxy';
+import { Service } from '../registry/model';
 
 /** Go's boolean spellings, as the agent's MESH_META_* values are written. */
 function metadataTrue(value: string | undefined): boolean {
