@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Container } from 'inversify';
+import { Container, interfaces } from 'inversify';
+import { CommandScope } from './modules/cli/command-scope';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
@@ -51,7 +52,19 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     pluginsModule(plugins),
   );
   bindContributionProviders(container);
+  container.bind(CommandScope).toConstantValue(commandScope(container));
   return { container, settings, plugins };
+}
+
+/** Resolves a service in a child container holding a command's parsed values (its flags). */
+function commandScope(container: Container): CommandScope {
+  return {
+    resolve<T>(token: interfaces.ServiceIdentifier<T>, values: Iterable<readonly [interfaces.ServiceIdentifier<unknown>, unknown]> = []): T {
+      const scope = container.createChild();
+      for (const [id, value] of values) scope.bind(id).toConstantValue(value);
+      return scope.get<T>(token);
+    },
+  };
 }
 
 /**

@@ -304,8 +304,8 @@ describe('debug: handlers', () => {
         enabled: true,
         reason: 'PILOT_ENABLE_ALPN_FILTER=true (default)',
         description: 'ALPN filter',
-        cls: class AlpnFilter {},
-        options: { name: 'alpn-filter', enabledBy: 'PILOT_ENABLE_ALPN_FILTER', provides: [FilterToken] },
+        classes: [class AlpnFilter {}],
+        provides: [FilterToken],
       },
     ];
     server = new DebugHttpServer({

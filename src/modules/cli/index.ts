@@ -1,6 +1,7 @@
 export { command, commandMetadata, commandsOf, CommandOptions, CommandMetadata } from './command-decorator';
 export { CommandTree, CommandNode, commandId, ROOT_ID } from './command-tree';
 export { CommandContribution } from './contributions';
+export { CommandScope } from './command-scope';
 export { CommandError, NotImplementedError } from './errors';
 export * from './flags';
 export { GLOBAL_FLAGS, meshctlGlobalFlags } from './global-flags';

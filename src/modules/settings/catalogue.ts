@@ -1,4 +1,4 @@
-import { Program, SettingDefinition, SettingType } from './types';
+import { SettingDefinition, SettingFamily, SettingReader, SettingType } from './types';
 
 /**
  * Every environment setting of spec/01 (shared table), spec/02 (pilot-agent and
@@ -10,20 +10,34 @@ function setting<N extends string, T extends SettingType>(
   type: T,
   defaultValue: string | undefined,
   meaning: string,
-  programs: readonly Program[],
+  programs: readonly SettingReader[],
+  extra: Pick<SettingDefinition, 'defaultFor' | 'ours' | 'alsoReadBy'> = {},
 ): SettingDefinition<N, T> {
-  return { name, type, default: defaultValue, meaning, programs };
+  return { name, type, default: defaultValue, meaning, programs, ...extra };
+}
+
+/** One of the mesh's own settings, or a platform variable a program reads; not in the spec's tables. */
+function ours<N extends string, T extends SettingType>(
+  name: N,
+  type: T,
+  defaultValue: string | undefined,
+  meaning: string,
+  programs: readonly SettingReader[],
+  defaultFor?: Partial<Record<SettingReader, string>>,
+): SettingDefinition<N, T> {
+  return setting(name, type, defaultValue, meaning, programs, { ours: true, ...(defaultFor ? { defaultFor } : {}) });
 }
 
 // Which programs read a setting (spec/02 says which shared ones the agent and installer read).
-const D: readonly Program[] = ['pilot-discovery'];
-const A: readonly Program[] = ['pilot-agent'];
-const C: readonly Program[] = ['install-cni'];
-const DA: readonly Program[] = ['pilot-discovery', 'pilot-agent'];
-const DC: readonly Program[] = ['pilot-discovery', 'install-cni'];
-const DAC: readonly Program[] = ['pilot-discovery', 'pilot-agent', 'install-cni'];
-const ALL: readonly Program[] = ['pilot-discovery', 'pilot-agent', 'install-cni', 'meshctl'];
-const DM: readonly Program[] = ['pilot-discovery', 'meshctl'];
+const D: readonly SettingReader[] = ['pilot-discovery'];
+const A: readonly SettingReader[] = ['pilot-agent'];
+const C: readonly SettingReader[] = ['install-cni'];
+const DA: readonly SettingReader[] = ['pilot-discovery', 'pilot-agent'];
+const DC: readonly SettingReader[] = ['pilot-discovery', 'install-cni'];
+const DAC: readonly SettingReader[] = ['pilot-discovery', 'pilot-agent', 'install-cni'];
+const ALL: readonly SettingReader[] = ['pilot-discovery', 'pilot-agent', 'install-cni', 'meshctl'];
+const DM: readonly SettingReader[] = ['pilot-discovery', 'meshctl'];
+const CNI: readonly SettingReader[] = ['mesh-cni'];
 
 export const CATALOGUE = [
   // spec/01: settings read by the daemon (and, per spec/02, by the agent and installer)
@@ -187,8 +201,9 @@ export const CATALOGUE = [
   setting("PILOT_XDS_CACHE_SIZE", 'I', "60000", "maximum entries of the xDS cache", DC),
   setting("PILOT_XDS_CACHE_STATS", 'B', "false", "collect cache efficiency metrics", DC),
   setting("PLATFORM", 'S', undefined, "deployment platform; values `platform_a`, `cloud_c`", D),
-  setting("POD_NAME", 'S', undefined, "pod name", DC),
-  setting("POD_NAMESPACE", 'S', "mesh-system", "pod namespace", DC),
+  // The agent reads these too, as its workload's (the orchestrator's downward API), with its own defaults.
+  setting("POD_NAME", 'S', undefined, "pod name", DC, { alsoReadBy: A, defaultFor: { 'pilot-agent': 'workload' } }),
+  setting("POD_NAMESPACE", 'S', "mesh-system", "pod namespace", DC, { alsoReadBy: A, defaultFor: { 'pilot-agent': 'default' } }),
   setting("PREFER_DESTINATIONRULE_TLS_FOR_EXTERNAL_SERVICES", 'B', "true", "external services prefer destination-rule TLS over metadata TLS", DC),
   setting("RESOLVE_HOSTNAME_GATEWAYS", 'B', "true", "resolve hostnames of load-balancer addresses at the control plane for cross-network gateways", DC),
   setting("REVISION", 'S', undefined, "control plane revision", DC),
@@ -241,10 +256,10 @@ export const CATALOGUE = [
   setting("OUTPUT_CERTS", 'S', undefined, "directory for saved key and certificate; empty = not saved; must be set on VMs using provisioning certificates", A),
   setting("PEER_METADATA_DISCOVERY", 'B', "false", "enable the peer-metadata discovery extension in the proxy", A),
   // Agent settings beyond spec/02's cut-off list ("the remaining names of the agent's list: not shown"), as the incumbent's agent has them.
-  setting("MESH_JWT_PATH", 'S', undefined, "path of the workload's token file; when unset, the JWT_POLICY path (third-party-jwt: ./var/run/secrets/tokens/mesh-token, first-party-jwt: ./var/run/secrets/orch/serviceaccount/token)", A),
-  setting("SECRET_GRACE_PERIOD_RATIO", 'F', "0.5", "fraction of the workload certificate's lifetime left when the agent renews it", A),
-  setting("WORKLOAD_RSA_KEY_SIZE", 'I', "2048", "RSA key size of the workload private key", A),
-  setting("XDS_ROOT_CA", 'S', undefined, "root CA expected on the xDS connection; when unset, the root the daemon publishes (./var/run/secrets/mesh/root-cert.pem)", A),
+  setting("MESH_JWT_PATH", 'S', undefined, "path of the workload's token file; when unset, the JWT_POLICY path (third-party-jwt: ./var/run/secrets/tokens/mesh-token, first-party-jwt: ./var/run/secrets/orch/serviceaccount/token)", A, { ours: true }),
+  setting("SECRET_GRACE_PERIOD_RATIO", 'F', "0.5", "fraction of the workload certificate's lifetime left when the agent renews it", A, { ours: true }),
+  setting("WORKLOAD_RSA_KEY_SIZE", 'I', "2048", "RSA key size of the workload private key", A, { ours: true }),
+  setting("XDS_ROOT_CA", 'S', undefined, "root CA expected on the xDS connection; when unset, the root the daemon publishes (./var/run/secrets/mesh/root-cert.pem)", A, { ours: true }),
   // spec/02: install-cni settings
   setting("AMBIENT_ENABLED", 'B', "false", "ambient controller enabled (also `--ambient-enabled`)", C),
   setting("AMBIENT_USE_SCOPED_XTABLES_LOCKING", 'B', "true", "take the xtables lock scoped to the network namespace being changed (ambient)", C),
@@ -262,27 +277,40 @@ export const CATALOGUE = [
   setting("MOUNTED_CNI_NET_DIR", 'S', "/host/etc/cni/net.d", "container directory where CNI networks are installed (also `--mounted-cni-net-dir`)", C),
   setting("NODE_NAME", 'S', undefined, "name of the node the installer runs on", C),
   // install-cni settings the spec's table does not list, needed to do its job outside a container image.
-  setting("MOUNTED_CNI_BIN_DIR", 'S', "/host/opt/cni/bin", "container directory of the node's CNI plug-in executables, where the mesh plug-in is installed", C),
-  setting("ORCHCONFIG", 'S', undefined, "orchestrator client config file the installer itself uses; unset = the in-cluster service account", C),
-  setting("REPAIR_BROKEN_POD_LABEL_KEY", 'S', "cni.mesh.io/uninitialized", "key of label set by repair when labelling (also `--repair-broken-pod-label-key`)", C),
-  setting("REPAIR_BROKEN_POD_LABEL_VALUE", 'S', "true", "value of that label (also `--repair-broken-pod-label-value`)", C),
-  setting("REPAIR_DELETE_PODS", 'B', "false", "delete pods found broken by the race (also `--repair-delete-pods`)", C),
-  setting("REPAIR_ENABLED", 'B', "true", "enable race repair (also `--repair-enabled`)", C),
-  setting("REPAIR_FIELD_SELECTORS", 'S', undefined, "`label=value` field selectors added to pod listing (also `--repair-field-selectors`)", C),
-  setting("REPAIR_INIT_CONTAINER_EXIT_CODE", 'I', "126", "expected init-container exit code when crash-looping from CNI misconfiguration (also `--repair-init-container-exit-code`)", C),
-  setting("REPAIR_INIT_CONTAINER_NAME", 'S', "mesh-validation", "init container that crash-loops if CNI is not configured (also `--repair-init-container-name`)", C),
-  setting("REPAIR_INIT_CONTAINER_TERMINATION_MESSAGE", 'S', undefined, "expected termination message in that case (also `--repair-init-container-termination-message`)", C),
-  setting("REPAIR_LABEL_PODS", 'B', "false", "label pods found broken (also `--repair-label-pods`)", C),
-  setting("REPAIR_LABEL_SELECTORS", 'S', undefined, "`label=value` label selectors added to pod listing (also `--repair-label-selectors`)", C),
-  setting("REPAIR_NODE_NAME", 'S', undefined, "node to manage; all nodes if unset (also `--repair-node-name`)", C),
-  setting("REPAIR_SIDECAR_ANNOTATION", 'S', "sidecar.mesh.io/status", "pods without this annotation are ignored; value ignored (also `--repair-sidecar-annotation`)", C),
-  setting("SKIP_TLS_VERIFY", 'B', "false", "insecure TLS in the orchestrator config file (also `--skip-tls-verify`)", C),
-  setting("SYSTEM_NAMESPACE", 'S', "mesh-system", "system namespace", C),
-  setting("ZTUNNEL_UDS_ADDRESS", 'S', "/var/run/ztunnel/ztunnel.sock", "UDS server address ztunnel connects to (also `--ztunnel-uds-address`)", C),
-  // The mesh's own settings
-  setting('MESH_PLUGINS', 'S', undefined, 'third-party plugins to load at start: comma-separated npm package names or paths', ALL),
-  setting('PILOT_CONFIG_FILE_MAX_BYTES', 'I', '2097152', 'largest config file, in bytes, the daemon reads from `--configDir` and `meshctl validate` reads (2 MiB; from 1 to 268435456); a bigger file is rejected unread and the daemon keeps its last good version', DM),
+  setting("MOUNTED_CNI_BIN_DIR", 'S', "/host/opt/cni/bin", "container directory of the node's CNI plug-in executables, where the mesh plug-in is installed", C, { ours: true }),
+  setting("ORCHCONFIG", 'S', undefined, "orchestrator client config file the installer itself uses; unset = the in-cluster service account", C, { ours: true }),
+  setting("REPAIR_BROKEN_POD_LABEL_KEY", 'S', "cni.mesh.io/uninitialized", "key of label set by repair when labelling (also `--repair-broken-pod-label-key`)", C, { ours: true }),
+  setting("REPAIR_BROKEN_POD_LABEL_VALUE", 'S', "true", "value of that label (also `--repair-broken-pod-label-value`)", C, { ours: true }),
+  setting("REPAIR_DELETE_PODS", 'B', "false", "delete pods found broken by the race (also `--repair-delete-pods`)", C, { ours: true }),
+  setting("REPAIR_ENABLED", 'B', "true", "enable race repair (also `--repair-enabled`)", C, { ours: true }),
+  setting("REPAIR_FIELD_SELECTORS", 'S', undefined, "`label=value` field selectors added to pod listing (also `--repair-field-selectors`)", C, { ours: true }),
+  setting("REPAIR_INIT_CONTAINER_EXIT_CODE", 'I', "126", "expected init-container exit code when crash-looping from CNI misconfiguration (also `--repair-init-container-exit-code`)", C, { ours: true }),
+  setting("REPAIR_INIT_CONTAINER_NAME", 'S', "mesh-validation", "init container that crash-loops if CNI is not configured (also `--repair-init-container-name`)", C, { ours: true }),
+  setting("REPAIR_INIT_CONTAINER_TERMINATION_MESSAGE", 'S', undefined, "expected termination message in that case (also `--repair-init-container-termination-message`)", C, { ours: true }),
+  setting("REPAIR_LABEL_PODS", 'B', "false", "label pods found broken (also `--repair-label-pods`)", C, { ours: true }),
+  setting("REPAIR_LABEL_SELECTORS", 'S', undefined, "`label=value` label selectors added to pod listing (also `--repair-label-selectors`)", C, { ours: true }),
+  setting("REPAIR_NODE_NAME", 'S', undefined, "node to manage; all nodes if unset (also `--repair-node-name`)", C, { ours: true }),
+  setting("REPAIR_SIDECAR_ANNOTATION", 'S', "sidecar.mesh.io/status", "pods without this annotation are ignored; value ignored (also `--repair-sidecar-annotation`)", C, { ours: true }),
+  setting("SKIP_TLS_VERIFY", 'B', "false", "insecure TLS in the orchestrator config file (also `--skip-tls-verify`)", C, { ours: true }),
+  setting("SYSTEM_NAMESPACE", 'S', "mesh-system", "system namespace", C, { ours: true }),
+  setting("ZTUNNEL_UDS_ADDRESS", 'S', "/var/run/ztunnel/ztunnel.sock", "UDS server address ztunnel connects to (also `--ztunnel-uds-address`)", C, { ours: true }),
+  // The mesh's own settings, and the platform's variables its programs read (not in the spec's tables)
+  ours('MESH_PLUGINS', 'S', undefined, 'third-party plugins to load at start: comma-separated npm package names or paths', ALL),
+  ours('PROXY_CONFIG', 'S', undefined, 'ProxyConfig (YAML or JSON) overriding the mesh config `defaultConfig`, field by field', A),
+  ours('MESH_METAJSON_LABELS', 'S', undefined, "the workload's labels as a JSON object, sent to the daemon as node metadata LABELS", A),
+  ours('CNI_COMMAND', 'S', undefined, 'CNI protocol: the operation (ADD, DEL, CHECK, VERSION), set by the container runtime', CNI),
+  ours('CNI_CONTAINERID', 'S', undefined, 'CNI protocol: the container ID', CNI),
+  ours('CNI_NETNS', 'S', undefined, "CNI protocol: path of the pod's network namespace", CNI),
+  ours('CNI_IFNAME', 'S', undefined, 'CNI protocol: the interface name inside the container', CNI),
+  ours('CNI_ARGS', 'S', undefined, 'CNI protocol: extra `KEY=value;...` arguments (K8S_POD_NAME, K8S_POD_NAMESPACE...)', CNI),
+  ours('CNI_PATH', 'S', undefined, 'CNI protocol: where the runtime looks for plug-in executables', CNI),
+  ours('PILOT_CONFIG_FILE_MAX_BYTES', 'I', '2097152', 'largest config file, in bytes, the daemon reads from `--configDir` and `meshctl validate` reads (2 MiB; from 1 to 268435456); a bigger file is rejected unread and the daemon keeps its last good version', DM),
 ] as const;
+
+/** Prefixed variables read under their own names. */
+export const FAMILIES: readonly SettingFamily[] = [
+  { prefix: 'MESH_META_', meaning: 'each `MESH_META_<NAME>` variable is sent to the daemon as node metadata `<NAME>`', programs: A },
+];
 
 export type Catalogue = typeof CATALOGUE;
 export type SettingName = Catalogue[number]['name'];

@@ -1,5 +1,5 @@
 export { Duration } from './duration';
-export { CATALOGUE, SettingName, SettingNameOfType } from './catalogue';
+export { CATALOGUE, FAMILIES, SettingName, SettingNameOfType } from './catalogue';
 export { Environment, processEnvironment } from './environment';
 export { parseSettingValue, defaultValue, SettingValueError } from './parse';
 export { Settings, SettingsToken, ResolvedSetting } from './settings';

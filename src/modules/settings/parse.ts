@@ -1,5 +1,5 @@
 import { Duration } from './duration';
-import { SettingDefinition, SettingType, SettingValue, TYPE_EXAMPLES, TYPE_NAMES } from './types';
+import { SettingDefinition, SettingReader, SettingType, SettingValue, TYPE_EXAMPLES, TYPE_NAMES } from './types';
 
 /** A setting whose value does not parse as its type. The message is the one line users see. */
 export class SettingValueError extends Error {
@@ -53,8 +53,9 @@ export function parseSettingValue(def: Pick<SettingDefinition, 'name' | 'type'>,
 }
 
 /** The value a setting has when it is not set: its default parsed, or the type's zero value. */
-export function defaultValue(def: SettingDefinition): SettingValue {
-  if (def.default !== undefined) return parseSettingValue(def, def.default);
+export function defaultValue(def: SettingDefinition, reader?: SettingReader): SettingValue {
+  const given = (reader !== undefined ? def.defaultFor?.[reader] : undefined) ?? def.default;
+  if (given !== undefined) return parseSettingValue(def, given);
   switch (def.type) {
     case 'S':
       return '';

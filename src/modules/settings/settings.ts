@@ -1,8 +1,8 @@
 import { Duration } from './duration';
-import { CATALOGUE, SettingName, SettingNameOfType, SettingTypeOf } from './catalogue';
+import { CATALOGUE, FAMILIES, SettingName, SettingNameOfType, SettingTypeOf } from './catalogue';
 import { Environment } from './environment';
 import { defaultValue, parseSettingValue, SettingValueError } from './parse';
-import { Program, SettingDefinition, SettingValue, ValueOfType } from './types';
+import { SettingDefinition, SettingFamily, SettingReader, SettingValue, ValueOfType } from './types';
 
 export interface ResolvedSetting {
   readonly definition: SettingDefinition;
@@ -28,9 +28,10 @@ export class Settings {
    *   value that does not parse, among those the program reads.
    */
   constructor(
-    readonly program: Program,
+    readonly program: SettingReader,
     private readonly env: Environment,
     definitions: readonly SettingDefinition[] = CATALOGUE,
+    private readonly families: readonly SettingFamily[] = FAMILIES,
   ) {
     for (const def of definitions) this.add(def);
   }
@@ -46,9 +47,9 @@ export class Settings {
   private add(def: SettingDefinition): void {
     this.definitions.set(def.name, def);
     const raw = this.env[def.name];
-    const reads = def.programs.includes(this.program);
+    const reads = def.programs.includes(this.program) || (def.alsoReadBy?.includes(this.program) ?? false);
     const fromEnvironment = reads && raw !== undefined;
-    const value = fromEnvironment ? parseSettingValue(def, raw) : defaultValue(def);
+    const value = fromEnvironment ? parseSettingValue(def, raw) : defaultValue(def, this.program);
     this.resolved.set(def.name, { definition: def, value, fromEnvironment, raw: fromEnvironment ? raw : undefined });
   }
 
@@ -85,6 +86,26 @@ export class Settings {
 
   all(): ResolvedSetting[] {
     return [...this.resolved.values()];
+  }
+
+  /** The declared families of prefixed variables. */
+  allFamilies(): readonly SettingFamily[] {
+    return this.families;
+  }
+
+  /**
+   * The variables of a declared family this program reads, by the name after the prefix
+   * (`MESH_META_CLUSTER_ID=a` → `{ CLUSTER_ID: 'a' }`).
+   */
+  family(prefix: string): Record<string, string> {
+    const family = this.families.find((f) => f.prefix === prefix);
+    if (!family) throw new Error(`unknown setting family ${prefix}*`);
+    if (!family.programs.includes(this.program)) return {};
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(this.env)) {
+      if (name.startsWith(prefix) && name.length > prefix.length && value !== undefined) out[name.slice(prefix.length)] = value;
+    }
+    return out;
   }
 
   private typed<T extends keyof ValueOfType>(name: string, type: T): ValueOfType[T] {
