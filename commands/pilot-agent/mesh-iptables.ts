@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { inject } from 'inversify';
 import { boolFlag, command, durationFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
 import {
   captureConfigFrom,
-  CaptureConfigError,
   captureRules,
   CommandRunner,
   dryRunText,
@@ -13,7 +13,6 @@ import {
   VALIDATION_FAILED_EXIT_CODE,
   ValidationError,
 } from '../../src/modules/iptables';
-import { Logging, LoggingToken } from '../../src/modules/logging/logging';
 import { Settings, SettingsToken } from '../../src/modules/settings';
 
 /** Flags of `pilot-agent mesh-iptables` (spec/02), product names per the naming rule. */
@@ -66,49 +65,46 @@ const RESOLV_CONF = '/etc/resolv.conf';
   flags: meshIptablesFlags,
 })
 export class MeshIptables extends MeshCommand {
+  @inject(SettingsToken) private readonly settings!: Settings;
+
   async run(): Promise<void> {
     const { flags, metadata } = await this.parse(MeshIptables);
-    const settings = this.container.get<Settings>(SettingsToken);
-    const log = this.container.get<Logging>(LoggingToken).scope('default');
+    const settings = this.settings;
+    const log = this.logging.scope('default');
     // A setting supplies a flag's value when the flag is not on the command line (the incumbent's env defaults).
     const given = (name: keyof typeof meshIptablesFlags) => metadata.flags[name]?.setFromDefault !== true;
     const fromSetting = (name: keyof typeof meshIptablesFlags, flagValue: string, setting: string) =>
       !given(name) && setting ? setting : flagValue;
 
     const redirectDns = given('redirect-dns') ? flags['redirect-dns'] : settings.bool('MESH_META_DNS_CAPTURE');
-    let config;
-    try {
-      config = captureConfigFrom({
-        proxyPort: flags['proxy-port'],
-        inboundCapturePort: flags['inbound-capture-port'],
-        inboundTunnelPort: flags['inbound-tunnel-port'],
-        proxyUid: flags['proxy-uid'] || proxyUidOf(settings.string('PROXY_USER') || 'mesh-proxy'),
-        proxyGid: flags['proxy-gid'],
-        inboundInterceptionMode: fromSetting('mesh-inbound-interception-mode', flags['mesh-inbound-interception-mode'], settings.string('INBOUND_INTERCEPTION_MODE')),
-        inboundTproxyMark: fromSetting('mesh-inbound-tproxy-mark', flags['mesh-inbound-tproxy-mark'], settings.string('INBOUND_TPROXY_MARK')),
-        inboundTproxyRouteTable: flags['mesh-inbound-tproxy-route-table'],
-        inboundPorts: flags['mesh-inbound-ports'],
-        localExcludePorts: flags['mesh-local-exclude-ports'],
-        outboundPorts: flags['mesh-outbound-ports'],
-        localOutboundPortsExclude: flags['mesh-local-outbound-ports-exclude'],
-        serviceCidr: flags['mesh-service-cidr'],
-        serviceExcludeCidr: flags['mesh-service-exclude-cidr'],
-        excludeInterfaces: flags['mesh-exclude-interfaces'],
-        orchVirtInterfaces: flags['orch-virt-interfaces'],
-        ownerGroupsInclude: settings.string('MESH_OUTBOUND_OWNER_GROUPS'),
-        ownerGroupsExclude: settings.string('MESH_OUTBOUND_OWNER_GROUPS_EXCLUDE'),
-        hostIpv4LoopbackCidr: settings.string('MESH_OUTBOUND_IPV4_LOOPBACK_CIDR'),
-        redirectDns,
-        // A CNI plug-in cannot see the pod's resolver configuration, so it captures all DNS.
-        captureAllDns: flags['capture-all-dns'] || flags['cni-mode'],
-        dnsServers: redirectDns && !flags['cni-mode'] ? readNameServers(log.warn.bind(log)) : [],
-        dropInvalid: flags['drop-invalid'],
-        dualStack: given('dual-stack') ? flags['dual-stack'] : settings.bool('MESH_DUAL_STACK'),
-      });
-    } catch (err) {
-      if (err instanceof CaptureConfigError) this.fail(err.message);
-      throw err;
-    }
+    // A CaptureConfigError is a UserError: the program runner reports it.
+    const config = captureConfigFrom({
+      proxyPort: flags['proxy-port'],
+      inboundCapturePort: flags['inbound-capture-port'],
+      inboundTunnelPort: flags['inbound-tunnel-port'],
+      proxyUid: flags['proxy-uid'] || proxyUidOf(settings.string('PROXY_USER') || 'mesh-proxy'),
+      proxyGid: flags['proxy-gid'],
+      inboundInterceptionMode: fromSetting('mesh-inbound-interception-mode', flags['mesh-inbound-interception-mode'], settings.string('INBOUND_INTERCEPTION_MODE')),
+      inboundTproxyMark: fromSetting('mesh-inbound-tproxy-mark', flags['mesh-inbound-tproxy-mark'], settings.string('INBOUND_TPROXY_MARK')),
+      inboundTproxyRouteTable: flags['mesh-inbound-tproxy-route-table'],
+      inboundPorts: flags['mesh-inbound-ports'],
+      localExcludePorts: flags['mesh-local-exclude-ports'],
+      outboundPorts: flags['mesh-outbound-ports'],
+      localOutboundPortsExclude: flags['mesh-local-outbound-ports-exclude'],
+      serviceCidr: flags['mesh-service-cidr'],
+      serviceExcludeCidr: flags['mesh-service-exclude-cidr'],
+      excludeInterfaces: flags['mesh-exclude-interfaces'],
+      orchVirtInterfaces: flags['orch-virt-interfaces'],
+      ownerGroupsInclude: settings.string('MESH_OUTBOUND_OWNER_GROUPS'),
+      ownerGroupsExclude: settings.string('MESH_OUTBOUND_OWNER_GROUPS_EXCLUDE'),
+      hostIpv4LoopbackCidr: settings.string('MESH_OUTBOUND_IPV4_LOOPBACK_CIDR'),
+      redirectDns,
+      // A CNI plug-in cannot see the pod's resolver configuration, so it captures all DNS.
+      captureAllDns: flags['capture-all-dns'] || flags['cni-mode'],
+      dnsServers: redirectDns && !flags['cni-mode'] ? readNameServers(log.warn.bind(log)) : [],
+      dropInvalid: flags['drop-invalid'],
+      dualStack: given('dual-stack') ? flags['dual-stack'] : settings.bool('MESH_DUAL_STACK'),
+    });
     const rules = captureRules(config);
 
     if (flags['dry-run']) {

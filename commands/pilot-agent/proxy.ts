@@ -1,8 +1,8 @@
+import { inject } from 'inversify';
 import { boolFlag, command, intFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
 import { Agent, AgentStartError } from '../../src/modules/agent/agent';
 import { agentNode, NodeIdentityError } from '../../src/modules/agent/node-identity';
 import { loadProxyConfig, ProxyConfigError } from '../../src/modules/agent/proxy-config';
-import { Logging, LoggingToken } from '../../src/modules/logging/logging';
 import { Settings, SettingsToken } from '../../src/modules/settings';
 import { Duration } from '../../src/modules/settings/duration';
 import { agentSecurityOptions } from '../../src/modules/agent/security/settings';
@@ -38,10 +38,12 @@ export const proxyFlags = {
   flags: proxyFlags,
 })
 export class Proxy extends MeshCommand {
+  @inject(SettingsToken) private readonly settings!: Settings;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(Proxy);
-    const settings = this.container.get<Settings>(SettingsToken);
-    const log = this.container.get<Logging>(LoggingToken).scope('default');
+    const settings = this.settings;
+    const log = this.logging.scope('default');
     let agent: Agent;
     try {
       const proxyConfig = loadProxyConfig(flags.meshConfig, process.env.PROXY_CONFIG);

@@ -1,3 +1,4 @@
+import { inject } from 'inversify';
 import { stringify } from 'yaml';
 import { command, MeshCommand, stringFlag, table } from '../../../src/modules/cli';
 import { Settings, SettingsToken } from '../../../src/modules/settings';
@@ -9,10 +10,11 @@ import { Settings, SettingsToken } from '../../../src/modules/settings';
   flags: { output: stringFlag('output format', { char: 'o', options: ['table', 'json', 'yaml'], default: 'table' }) },
 })
 export class ConfigList extends MeshCommand {
+  @inject(SettingsToken) private readonly settings!: Settings;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(ConfigList);
-    const settings = this.container.get<Settings>(SettingsToken);
-    const rows = settings.all().map(({ definition: d }) => ({
+    const rows = this.settings.all().map(({ definition: d }) => ({
       name: d.name,
       type: d.type,
       default: d.default ?? null,

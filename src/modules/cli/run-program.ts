@@ -1,19 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Config } from '@oclif/core';
-import type { Container } from 'inversify';
 import { createContainer, MeshContainer } from '../../container';
 import { packageRoot } from '../build-info';
-import { PluginLoadError } from '../plugins/loader';
+import { UserError } from '../shared/user-error';
 import { Environment, processEnvironment } from '../settings/environment';
-import { SettingValueError } from '../settings/parse';
 import { Program } from '../settings/types';
 import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './argv';
-import { CommandContribution } from './contributions';
+import { CommandFactory } from './command-injection';
 import { CommandNode, CommandTree } from './command-tree';
-import { CommandError, NotImplementedError } from './errors';
+import { NotImplementedError } from './errors';
 import { GLOBAL_FLAGS } from './global-flags';
-import { attachContainer, MeshCommand } from './mesh-command';
+import { MeshCommand } from './mesh-command';
 import { createHelp } from './help';
 import { handCommandMapToOclif } from './oclif-bridge';
 
@@ -30,11 +28,8 @@ export function builtInCommands(program: Program): Command.Class[] {
 }
 
 /** The program's full command tree: built-in commands plus those enabled plugins contribute. */
-export function programTree(program: Program, container: Container): CommandTree {
-  const contributed = container.isBound(CommandContribution)
-    ? container.getAll<CommandContribution>(CommandContribution).flatMap((c) => c.commands())
-    : [];
-  return new CommandTree(program, [...builtInCommands(program), ...contributed]);
+export function programTree(program: Program, commands: Pick<CommandFactory, 'contributedCommands'>): CommandTree {
+  return new CommandTree(program, [...builtInCommands(program), ...commands.contributedCommands()]);
 }
 
 /**
@@ -47,23 +42,19 @@ export async function runProgram(program: Program, argv: string[], options: RunO
   try {
     mesh = createContainer({ program, env, cwd: options.cwd ?? process.cwd() });
   } catch (err) {
-    if (err instanceof SettingValueError || err instanceof PluginLoadError) return report(err.message, 1);
+    if (err instanceof UserError) return report(err.message, err.exitCode);
     throw err;
   }
   try {
-    const tree = programTree(program, mesh.container);
+    const tree = programTree(program, mesh.commands);
     const { node, argv: rest } = tree.resolve(argv, valueFlagSpellings(GLOBAL_FLAGS[program] as Command.Class['flags']));
     if (!node) return report(`unknown command "${argv.find((a) => !a.startsWith('-')) ?? ''}" for "${program}"`, 1);
     const config = await loadOclifConfig(program, tree);
-    attachContainer(config, mesh.container);
     if (wantsHelp(rest)) {
       await showHelp(config, node);
       return 0;
     }
-    const cmd = new (node.cls as unknown as new (argv: string[], config: Config) => MeshCommand)(
-      normalizeBooleanFlags(rest, node.cls.flags),
-      config,
-    );
+    const cmd = mesh.commands.create<MeshCommand>(node.cls, normalizeBooleanFlags(rest, node.cls.flags), config, tree);
     cmd.id = node.id;
     await cmd.execute();
     return 0;
@@ -100,15 +91,16 @@ async function loadOclifConfig(program: Program, tree: CommandTree): Promise<Con
   return Config.load({ root, pjson, isRoot: true, name: program });
 }
 
+/** The one place errors become exit codes: a UserError carries its own; oclif's exits keep theirs; anything else is 1. */
 function exitCodeOf(err: unknown): number {
-  if (err instanceof CommandError) return err.exitCode;
+  if (err instanceof UserError) return err.exitCode;
   const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;
   if (typeof oclifExit === 'number' && (err as Error).message?.startsWith('EEXIT')) return oclifExit;
   return 1;
 }
 
 function errorMessage(err: unknown): string {
-  if (err instanceof CommandError) return err.message;
+  if (err instanceof UserError) return err.message;
   const e = err as Error;
   // oclif parse errors carry a hint line ("See more help with --help"); keep what names the problem.
   return String(e?.message ?? err)
