@@ -1,35 +1,29 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Config } from '@oclif/core';
-import { createContainer, MeshContainer } from '../../container';
-import { packageRoot } from '../build-info';
-import { UserError } from '../shared/user-error';
-import { Environment, processEnvironment } from '../settings/environment';
-import { Program } from '../settings/types';
-import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './argv';
-import { CommandFactory } from './command-injection';
-import { CommandNode, CommandTree } from './command-tree';
-import { NotImplementedError } from './errors';
-import { GLOBAL_FLAGS } from './global-flags';
-import { MeshCommand } from './mesh-command';
-import { createHelp } from './help';
-import { handCommandMapToOclif } from './oclif-bridge';
+
+/*
+ * The program runner: composes the container (src/container.ts), finds the command the
+ * arguments name, builds it through the container and runs it. The one place errors become
+ * exit codes.
+ */
+import { createContainer, MeshContainer } from './container';
+import { packageRoot } from './modules/build-info';
+import { UserError } from './modules/shared/user-error';
+import { Environment, processEnvironment } from './modules/settings/environment';
+import { Program } from './modules/settings/types';
+import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './modules/cli/argv';
+import { CommandNode, CommandTree } from './modules/cli/command-tree';
+import { NotImplementedError } from './modules/cli/errors';
+import { GLOBAL_FLAGS } from './modules/cli/global-flags';
+import { MeshCommand } from './modules/cli/mesh-command';
+import { createHelp } from './modules/cli/help';
+import { handCommandMapToOclif } from './modules/cli/oclif-bridge';
+import { programTree } from './modules/cli/program-commands';
 
 export interface RunOptions {
   env?: Environment;
   cwd?: string;
-}
-
-/** Loads a program's built-in command classes (commands/<program>/index). */
-export function builtInCommands(program: Program): Command.Class[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(path.join(packageRoot(), 'dist', 'commands', program, 'index.js')) as { COMMANDS: Command.Class[] };
-  return mod.COMMANDS;
-}
-
-/** The program's full command tree: built-in commands plus those enabled plugins contribute. */
-export function programTree(program: Program, commands: Pick<CommandFactory, 'contributedCommands'>): CommandTree {
-  return new CommandTree(program, [...builtInCommands(program), ...commands.contributedCommands()]);
 }
 
 /**
