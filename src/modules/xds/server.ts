@@ -3,23 +3,21 @@ import { ChangeSet, XdsGenerator, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { PushContext } from '../model/push-context';
-import { markedVersion, newWatchState, versionMarker, WatchState, XdsConnection } from './connection';
+import { newWatchState, versionMarker, WatchState, XdsConnection } from './connection';
 import { XdsObserver } from './observer';
 import { XdsAuthError, XdsStreamAuth } from './stream-auth';
-import { mergeChanges, planPush, PushPlan } from './push-plan';
+import { mergeChanges, planPush } from './push-plan';
 import { changedSubscription, internNameSet } from './interning';
 import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
 import { structToJson } from '../envoy/struct';
 import { isXdsTypeUrl, PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
-import { resourceVersion } from './versions';
-import { SentResources } from './sent-resources';
-import { Semaphore } from '../shared/semaphore';
+import { WriteBudget } from './write-budget';
+import { isStateOfTheWorldType, keepRemovedResources, namesToGenerate, planDeltaResponse, planSotwResponse, ResponseScope } from './response-planner';
 import {
   decodeDeltaDiscoveryRequest,
   decodeDiscoveryRequest,
   DeltaDiscoveryRequest,
-  DeltaResource,
   DiscoveryRequest,
   encodeDeltaDiscoveryResponse,
   encodeDiscoveryResponse,
@@ -90,7 +88,7 @@ interface ResponseToPrepare {
   typeUrl: XdsTypeUrl;
   watch: WatchState;
   push: PushContext;
-  scope: PushPlan extends Map<XdsTypeUrl, infer S> ? S : never;
+  scope: ResponseScope;
   requested: boolean;
   keepRemoved: boolean;
 }
@@ -98,13 +96,6 @@ interface ResponseToPrepare {
 const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 /** A response gRPC has not taken after this long counts in pilot_xds_write_timeout. */
 const WRITE_TIMEOUT_MS = 30_000;
-/**
- * Enough to keep loopback and LAN links busy with a few large responses in flight, small
- * enough that a connect storm of thousands of proxies costs memory by this, not by their number.
- */
-const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
-/** Enough to overlap generation with writing on a few cores. */
-const DEFAULT_RESPONSES_IN_PREPARATION = 16;
 
 /**
  * The ADS server (DESIGN.md §2): speaks state-of-the-world and delta xDS, tracks versions,
@@ -116,20 +107,13 @@ export class XdsServer {
   private readonly states = new Map<XdsConnection, ConnectionState>();
   private readonly queue: PushQueue;
   private readonly admission: RateLimiter;
-  /**
-   * Memory bounds for thousands of streams asking at once (a connect storm): a response is
-   * generated only with one of a few preparation slots, encoded only when its bytes fit in the
-   * write budget, and its slot is free again as soon as its write has started; its bytes when
-   * the socket has them. A slow reader holds only its bytes, never a slot.
-   */
-  private readonly preparing: Semaphore;
-  private readonly budget: Semaphore;
+  /** Memory bounds for thousands of streams asking at once (a connect storm). */
+  private readonly budget: WriteBudget;
 
   constructor(private readonly options: XdsServerOptions) {
     this.queue = new PushQueue(options.pushConcurrency);
     this.admission = new RateLimiter(options.newStreamsPerSecond);
-    this.preparing = new Semaphore(options.maxResponsesInPreparation ?? DEFAULT_RESPONSES_IN_PREPARATION);
-    this.budget = new Semaphore(options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
+    this.budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
   }
 
   /** Binds the plaintext `host:port` (port 0 picks one) and resolves with the bound port. */
@@ -465,13 +449,7 @@ export class XdsServer {
     requested: boolean,
     keepRemoved = false,
   ): Promise<{ wrote: boolean; kept: boolean }> {
-    await this.preparing.acquire();
-    let prepared = false;
-    const donePreparing = () => {
-      if (prepared) return;
-      prepared = true;
-      this.preparing.release();
-    };
+    const donePreparing = await this.budget.startPreparing();
     try {
       return await this.prepareAndSend({ state, typeUrl, watch, push, scope, requested, keepRemoved }, donePreparing);
     } finally {
@@ -487,10 +465,7 @@ export class XdsServer {
     const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
     if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
     const started = process.hrtime.bigint();
-    let names: string[] | undefined;
-    if (watch.names) names = scope === 'all' ? [...watch.names] : [...scope].filter((n) => watch.names!.has(n));
-    else if (scope !== 'all' && conn.protocol === 'sotw' && isStateOfTheWorldType(typeUrl)) names = undefined;
-    else if (scope !== 'all') names = [...scope];
+    const names = namesToGenerate(watch, scope, conn.protocol, typeUrl);
     const nothing = { wrote: false, kept: false };
     if (names && names.length === 0 && !requested) return nothing;
     let resources: XdsResource[];
@@ -500,17 +475,7 @@ export class XdsServer {
       this.options.observer.buildError(short);
       throw err;
     }
-    let kept = false;
-    // Counting first spares building a set of every name on the usual push, which removes nothing.
-    if (keepRemoved && countSent(watch.sent, resources) < watch.sent.size) {
-      const generated = new Set(resources.map((r) => r.name));
-      for (const [name, body] of watch.sent) {
-        if (generated.has(name) || markedVersion(body) !== undefined) continue;
-        if (watch.names && !watch.names.has(name)) continue;
-        resources.push({ name, body });
-        kept = true;
-      }
-    }
+    const kept = keepRemoved && keepRemovedResources(watch, resources);
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const nonce = conn.nextNonce();
     // Decide what to send, then wait for room under the write budget before encoding it:
@@ -518,61 +483,23 @@ export class XdsServer {
     let sending: readonly XdsResource[];
     let encode: () => Buffer;
     if (conn.protocol === 'sotw') {
-      const fullState = isStateOfTheWorldType(typeUrl);
-      const changed = resources.filter((r, i) => !sameBody(watch.sent.getAt(i, r.name), r.body));
-      if (!requested && changed.length === 0 && !(fullState && hasRemovals(watch.sent, resources))) return { wrote: false, kept };
-      // LDS and CDS responses must list every resource; RDS and EDS only what changed.
-      const out = fullState || requested ? resources : changed;
-      sending = out;
+      const planned = planSotwResponse(watch, typeUrl, resources, requested);
+      if (!planned) return { wrote: false, kept };
+      sending = planned.resources;
       encode = () => {
-        if (fullState) watch.sent.replace(resources);
-        else {
-          for (const r of out) watch.sent.set(r.name, r.body);
-          watch.sent.settle();
-        }
-        return encodeDiscoveryResponse(typeUrl, push.version, nonce, out, this.options.controlPlaneId);
+        planned.recordSent();
+        return encodeDiscoveryResponse(typeUrl, push.version, nonce, planned.resources, this.options.controlPlaneId);
       };
     } else {
-      // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
-      // body-interning) an identity check, so a push to thousands of proxies stays cheap.
-      const changed: DeltaResource[] = [];
-      let known = 0;
-      for (let i = 0; i < resources.length; i++) {
-        const r = resources[i];
-        const had = watch.sent.getAt(i, r.name);
-        if (had !== undefined) {
-          known += 1;
-          if (had === r.body) continue;
-          const marked = markedVersion(had);
-          if (marked !== undefined ? marked === resourceVersion(r.body) : had.equals(r.body)) {
-            watch.sent.set(r.name, r.body);
-            continue;
-          }
-        }
-        changed.push({ name: r.name, body: r.body, version: resourceVersion(r.body) });
-      }
-      const removed: string[] = [];
-      if (names) {
-        // Generators answer only names asked for, each once: all of them answered, nothing went.
-        if (resources.length < names.length) {
-          const generated = new Set(resources.map((r) => r.name));
-          for (const n of names) if (!generated.has(n) && (requested || watch.sent.has(n))) removed.push(n);
-        }
-      } else if (known < watch.sent.size) {
-        const generated = new Set(resources.map((r) => r.name));
-        for (const name of watch.sent.keys()) if (!generated.has(name)) removed.push(name);
-      }
-      if (!requested && changed.length === 0 && removed.length === 0) return { wrote: false, kept };
-      sending = changed;
+      const planned = planDeltaResponse(watch, resources, names, requested);
+      if (!planned) return { wrote: false, kept };
+      sending = planned.resources;
       encode = () => {
-        for (const r of changed) watch.sent.set(r.name, r.body);
-        for (const n of removed) watch.sent.delete(n);
-        watch.sent.settle();
-        return encodeDeltaDiscoveryResponse(typeUrl, push.version, nonce, changed, removed, this.options.controlPlaneId);
+        planned.recordSent();
+        return encodeDeltaDiscoveryResponse(typeUrl, push.version, nonce, planned.resources, planned.removed, this.options.controlPlaneId);
       };
     }
-    const reserved = estimatedSize(typeUrl, sending);
-    await this.budget.acquire(reserved);
+    const reserved = await this.budget.reserve(typeUrl, sending);
     try {
       if (state.closed) return nothing;
       // send() hands the response to the stream before its first await.
@@ -632,11 +559,6 @@ export class XdsServer {
   }
 }
 
-/** LDS and CDS are state-of-the-world types: every response lists all resources. */
-function isStateOfTheWorldType(typeUrl: XdsTypeUrl): boolean {
-  return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
-}
-
 /** The subscription a request names: undefined for a wildcard, else the shared interned set. */
 function namesOf(typeUrl: XdsTypeUrl, names: string[]): Set<string> | undefined {
   if (names.length === 0 || names.includes('*')) return isStateOfTheWorldType(typeUrl) || names.includes('*') ? undefined : new Set();
@@ -656,27 +578,4 @@ function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, r
   if (!current || current.size !== requested.length) return false;
   for (const n of requested) if (!current.has(n)) return false;
   return true;
-}
-
-/** How many of `resources` the proxy was sent (under the same name). */
-function countSent(sent: SentResources, resources: readonly XdsResource[]): number {
-  let n = 0;
-  for (let i = 0; i < resources.length; i++) if (sent.getAt(i, resources[i].name) !== undefined) n += 1;
-  return n;
-}
-
-/** About what a response with `resources` takes once encoded (the Any wrapping, names, versions). */
-function estimatedSize(typeUrl: string, resources: readonly XdsResource[]): number {
-  let bytes = 256;
-  for (const r of resources) bytes += r.body.length + r.name.length + typeUrl.length + 48;
-  return bytes;
-}
-
-function sameBody(a: Buffer | undefined, b: Buffer): boolean {
-  return a !== undefined && (a === b || a.equals(b));
-}
-
-function hasRemovals(sent: SentResources, resources: readonly XdsResource[]): boolean {
-  if (sent.size !== resources.length) return true;
-  return countSent(sent, resources) < resources.length;
 }
