@@ -1,4 +1,6 @@
+import 'reflect-metadata';
 import * as grpc from '@grpc/grpc-js';
+import { inject, injectable } from 'inversify';
 import { ChangeSet, XdsGenerator } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
@@ -11,6 +13,9 @@ import { RateLimiter } from './rate-limiter';
 import { Responder } from './responder';
 import { XdsStreamAuth } from './stream-auth';
 import { WriteBudget } from './write-budget';
+
+/** Binds the server's options in a dependency-injection container. */
+export const XdsServerOptionsToken = Symbol.for('mesh.XdsServerOptions');
 
 export interface XdsServerOptions {
   /** Generators by node metadata GENERATOR; `''` serves Envoy sidecars and routers. */
@@ -59,11 +64,12 @@ export interface XdsListener {
  * all streams share, and the responder that answers for them (response-planner decides what
  * each response carries).
  */
+@injectable()
 export class XdsServer {
   private readonly servers: grpc.Server[] = [];
   private readonly streams: OpenStreams;
 
-  constructor(private readonly options: XdsServerOptions) {
+  constructor(@inject(XdsServerOptionsToken) private readonly options: XdsServerOptions) {
     const budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
     const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget) };
     this.streams = new OpenStreams(services, new RateLimiter(options.newStreamsPerSecond));
