@@ -19,8 +19,13 @@ export class ConfigList extends MeshCommand {
       type: d.type,
       default: d.default ?? null,
       meaning: d.meaning,
-      programs: [...d.programs],
+      programs: [...d.programs, ...(d.alsoReadBy ?? [])],
+      // Not in the spec's tables: the mesh's own, or a variable a program reads from its platform.
+      ours: d.ours ?? false,
     }));
+    for (const f of this.settings.allFamilies()) {
+      rows.push({ name: `${f.prefix}*`, type: 'S', default: null, meaning: f.meaning, programs: [...f.programs], ours: true });
+    }
     if (flags.output === 'json') return this.write(JSON.stringify(rows, null, 2));
     if (flags.output === 'yaml') return this.write(stringify(rows).trimEnd());
     this.write(table(['NAME', 'TYPE', 'DEFAULT', 'MEANING'], rows.map((r) => [r.name, r.type, r.default ?? '-', r.meaning])));
