@@ -3,6 +3,7 @@ import { Container, interfaces } from 'inversify';
 import type { Command, Config } from '@oclif/core';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
+import { iptablesModule } from './modules/iptables/module';
 import { CommandArgv, CommandFactory, CommandTreeToken, LegacyContainerToken, OclifConfig } from './modules/cli/command-injection';
 import { CommandScope } from './modules/cli/command-scope';
 import type { CommandTree } from './modules/cli/command-tree';
@@ -61,6 +62,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     pluginsModule(plugins),
     cliModule(),
     cniModule(),
+    iptablesModule(),
   );
   bindContributionProviders(container);
   container.bind(CommandScope).toConstantValue(commandScope(container));
