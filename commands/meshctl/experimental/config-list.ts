@@ -20,8 +20,8 @@ export class ConfigList extends MeshCommand {
       default: d.default ?? null,
       meaning: d.meaning,
       programs: [...d.programs, ...(d.alsoReadBy ?? [])],
-      // Not in the spec's tables: the mesh's own, or a variable a program reads from its platform.
-      ours: d.ours ?? false,
+      // Marked when not in the spec's tables: the mesh's own, or a variable a program reads from its platform.
+      ...(d.ours ? { ours: true } : {}),
     }));
     for (const f of this.settings.allFamilies()) {
       rows.push({ name: `${f.prefix}*`, type: 'S', default: null, meaning: f.meaning, programs: [...f.programs], ours: true });
