@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Container, interfaces } from 'inversify';
+import { agentModule } from './modules/agent/module';
 import { CommandScope } from './modules/cli/command-scope';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
@@ -12,8 +13,10 @@ import {
   OrderedContributionProvider,
   PluginStatus,
   pluginsModule,
+  ProtoRegistry,
   resolvePlugins,
 } from './modules/plugins';
+import { proxyModule } from './modules/proxy/module';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -49,10 +52,16 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     loggingModule(options.program),
     buildInfoModule(),
     configModule(),
+    proxyModule(),
+    agentModule(),
     pluginsModule(plugins),
   );
   bindContributionProviders(container);
   container.bind(CommandScope).toConstantValue(commandScope(container));
+  // Every program registers the enabled plugins' protos at start, before any xDS is encoded or
+  // decoded (the daemon encodes their typed_config, the agent decodes it). Cheap: parsing waits
+  // for the first use of the protobuf root.
+  container.get(ProtoRegistry).load();
   return { container, settings, plugins };
 }
 

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { UserError } from '../shared/user-error';
 
 export type InterceptionMode = 'REDIRECT' | 'TPROXY' | 'NONE';
 
@@ -29,7 +30,7 @@ export const DEFAULT_PROXY_CONFIG: ProxyConfig = {
   drainDuration: '45s',
 };
 
-export class ProxyConfigError extends Error {}
+export class ProxyConfigError extends UserError {}
 
 /**
  * Reads the mesh config file (absent is fine: defaults apply) and `PROXY_CONFIG`. Unknown

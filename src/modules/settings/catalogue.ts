@@ -305,6 +305,8 @@ export const CATALOGUE = [
   ours('CNI_ARGS', 'S', undefined, 'CNI protocol: extra `KEY=value;...` arguments (K8S_POD_NAME, K8S_POD_NAMESPACE...)', CNI),
   ours('CNI_PATH', 'S', undefined, 'CNI protocol: where the runtime looks for plug-in executables', CNI),
   ours('PILOT_CONFIG_FILE_MAX_BYTES', 'I', '2097152', 'largest config file, in bytes, the daemon reads from `--configDir` and `meshctl validate` reads (2 MiB; from 1 to 268435456); a bigger file is rejected unread and the daemon keeps its last good version', DM),
+  ours('MESH_ENABLE_JWT_AUTHN_FILTER', 'B', 'true', 'the jwt-authn plugin: the daemon generates envoy.filters.http.jwt_authn for RequestAuthentication and the built-in proxy runs it', DA),
+  ours('MESH_ENABLE_RBAC_FILTER', 'B', 'true', 'the rbac plugin: the daemon generates the HTTP and network RBAC filters for AuthorizationPolicy and the built-in proxy runs them', DA),
 ] as const;
 
 /** Prefixed variables read under their own names. */
