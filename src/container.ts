@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { Container, interfaces } from 'inversify';
+import type { Command, Config } from '@oclif/core';
 import { agentModule } from './modules/agent/module';
+import { cliModule } from './modules/cli/module';
+import { cniModule } from './modules/cni/module';
+import { iptablesModule } from './modules/iptables/module';
+import { CommandArgv, CommandFactory, CommandTreeToken, LegacyContainerToken, OclifConfig } from './modules/cli/command-injection';
 import { CommandScope } from './modules/cli/command-scope';
+import type { CommandTree } from './modules/cli/command-tree';
+import { CommandContribution } from './modules/cli/contributions';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
@@ -31,6 +38,8 @@ export interface MeshContainer {
   container: Container;
   settings: Settings;
   plugins: PluginStatus[];
+  /** How the program runner builds commands with their injected services. */
+  commands: CommandFactory;
 }
 
 /**
@@ -46,7 +55,8 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     ...thirdParty.flatMap((mod) => mod.classes.map((cls) => ({ cls, source: mod.spec }))),
   ]);
 
-  const container = new Container({ defaultScope: 'Singleton' });
+  // skipBaseClassChecks: commands extend oclif's Command, which is not @injectable.
+  const container = new Container({ defaultScope: 'Singleton', skipBaseClassChecks: true });
   container.load(
     settingsModule(settings, options.env),
     loggingModule(options.program),
@@ -55,14 +65,37 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     proxyModule(),
     agentModule(),
     pluginsModule(plugins),
+    cliModule(),
+    cniModule(),
+    iptablesModule(),
   );
   bindContributionProviders(container);
   container.bind(CommandScope).toConstantValue(commandScope(container));
+  container.bind(LegacyContainerToken).toConstantValue(container);
   // Every program registers the enabled plugins' protos at start, before any xDS is encoded or
   // decoded (the daemon encodes their typed_config, the agent decodes it). Cheap: parsing waits
   // for the first use of the protobuf root.
   container.get(ProtoRegistry).load();
-  return { container, settings, plugins };
+  return { container, settings, plugins, commands: commandFactory(container) };
+}
+
+/** Builds each command in a scope holding what oclif passes its constructor and the program's tree. */
+function commandFactory(container: Container): CommandFactory {
+  return {
+    contributedCommands: () =>
+      container
+        .getNamed<ContributionProvider<CommandContribution>>(ContributionProvider, CommandContribution)
+        .getContributions()
+        .flatMap((c) => c.commands()),
+    create<T>(cls: Command.Class, argv: string[], config: Config, tree: CommandTree): T {
+      const scope = container.createChild();
+      scope.bind(CommandArgv).toConstantValue(argv);
+      scope.bind(OclifConfig).toConstantValue(config);
+      scope.bind(CommandTreeToken).toConstantValue(tree);
+      scope.bind(cls).toSelf().inTransientScope();
+      return scope.get<T>(cls);
+    },
+  };
 }
 
 /** Resolves a service in a child container holding a command's parsed values (its flags). */

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { runProgram } from './modules/cli/run-program';
+import { runProgram } from './run-program';
 import { Program } from './modules/settings/types';
 
 /** Entry point of the bin launchers. */

@@ -1,28 +1,7 @@
-import * as path from 'node:path';
 import { Flags } from '@oclif/core';
 import { command, intFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
-import { BuildInfo, BuildInfoToken } from '../../src/modules/build-info';
-import { CniMetrics } from '../../src/modules/cni/metrics';
-import { CNI_PLUGIN_MAIN, PLUGIN_ORCHCONFIG_FILE } from '../../src/modules/cni/plugin-location';
-import {
-  buildPluginOrchConfig,
-  CniConfigError,
-  CniInstaller,
-  InstallCniOptions,
-  InstallOptionsError,
-  MetricsEndpoint,
-  NodeComponent,
-  readPluginTemplate,
-  renderPluginConfig,
-  resolveInstallCniOptions,
-  startComponents,
-  stopComponents,
-  waitForStopSignal,
-} from '../../src/modules/cni/install';
-import { Logging, LoggingToken } from '../../src/modules/logging';
-import { loadOrchConfig, OrchConfigError } from '../../src/modules/orch';
-import { RepairController, RepairOptionsError } from '../../src/modules/cni/repair';
-import { Settings, SettingsToken } from '../../src/modules/settings';
+import { waitForStopSignal } from '../../src/modules/cni/install';
+import { InstallCniFlagsToken, InstallCniNode } from '../../src/modules/cni/install/node-agent';
 
 /**
  * A switch that falls back to a setting: `--x=false` must count as given (so it beats the
@@ -85,81 +64,16 @@ export const installCniFlags = {
 export class InstallCni extends MeshCommand {
   async run(): Promise<void> {
     const { flags, metadata } = await this.parse(InstallCni);
-    const settings = this.container.get<Settings>(SettingsToken);
-    const logging = this.container.get<Logging>(LoggingToken);
-    const log = logging.scope('cni-agent');
+    const log = this.logging.scope('cni-agent');
     // Flags oclif filled in from their defaults were not given: their settings decide.
     const given = new Set(Object.keys(flags).filter((name) => !metadata.flags[name]?.setFromDefault));
-    const components: NodeComponent[] = [];
     // Listening from the start: a signal during start-up still ends in an orderly uninstall.
     const stopSignal = waitForStopSignal();
-    try {
-      const options = resolveInstallCniOptions({ values: flags, given }, settings);
-      const metrics = new CniMetrics({ version: this.container.get<BuildInfo>(BuildInfoToken).version });
-      components.push(this.installer(options, metrics, log), new MetricsEndpoint(options.monitoringPort, metrics, logging.scope('monitoring')));
-      if (options.repair.enabled) components.push(this.repairController(options, metrics, logging.scope('controllers')));
-      await startComponents(components, log);
-    } catch (err) {
-      if (
-        err instanceof InstallOptionsError ||
-        err instanceof RepairOptionsError ||
-        err instanceof CniConfigError ||
-        err instanceof OrchConfigError ||
-        (err as NodeJS.ErrnoException).code
-      ) {
-        this.fail((err as Error).message);
-      }
-      throw err;
-    }
+    const node = this.scope.resolve(InstallCniNode, [[InstallCniFlagsToken, { values: flags, given }]]);
+    // A failed start has already stopped what it started.
+    await node.start();
     const signal = await stopSignal;
     log.info(`received ${signal}, uninstalling the mesh CNI plug-in`);
-    await stopComponents(components, log);
-  }
-
-  /** Race repair: watches the node's pods and labels or deletes those whose validation init container failed. */
-  private repairController(options: InstallCniOptions, metrics: CniMetrics, log: ReturnType<Logging['scope']>): NodeComponent {
-    let controller: RepairController | undefined;
-    return {
-      name: 'race-repair controller',
-      // Started after the installer, which reports an unusable ORCHCONFIG first and by name.
-      start: () => {
-        const sink = { countRepaired: (type: 'label' | 'delete') => metrics.repairPodsRepairedTotal.inc({ type }) };
-        controller = new RepairController(options.repair, loadOrchConfig(options.orchConfigPath || undefined), sink, log);
-        return controller.start();
-      },
-      stop: async () => controller?.stop(),
-    };
-  }
-
-  private installer(options: InstallCniOptions, metrics: CniMetrics, log: ReturnType<Logging['scope']>): CniInstaller {
-    const orchConfigFile = path.join(options.cniAgentRunDir, PLUGIN_ORCHCONFIG_FILE);
-    const pluginConfig = renderPluginConfig(readPluginTemplate(options), {
-      logLevel: options.logLevel,
-      cniAgentRunDir: options.cniAgentRunDir,
-      podNamespace: options.podNamespace,
-      nodeName: options.nodeName,
-      orchConfigFile,
-      ambientEnabled: options.ambientEnabled,
-    });
-    return new CniInstaller({
-      mountedCniNetDir: options.mountedCniNetDir,
-      mountedCniBinDir: options.mountedCniBinDir,
-      cniAgentRunDir: options.cniAgentRunDir,
-      cniConfName: options.cniConfName,
-      cniConfNameSource: options.sources['cni-conf-name'],
-      chainedCniPlugin: options.chainedCniPlugin,
-      pluginConfig,
-      orchConfig: () =>
-        buildPluginOrchConfig({
-          orchConfigPath: options.orchConfigPath,
-          orchCaFile: options.orchCaFile,
-          orchCaFileSource: options.sources['orch-ca-file'],
-          skipTlsVerify: options.skipTlsVerify,
-        }),
-      orchConfigMode: options.orchConfigMode,
-      pluginMain: CNI_PLUGIN_MAIN,
-      log,
-      metrics,
-    });
+    await node.stop();
   }
 }

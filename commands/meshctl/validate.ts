@@ -1,3 +1,4 @@
+import { inject } from 'inversify';
 import { command, listFlag, MeshCommand } from '../../src/modules/cli';
 import {
   ConfigFileLimits,
@@ -23,16 +24,18 @@ import { Settings, SettingsToken } from '../../src/modules/settings';
   flags: { filename: listFlag('file or directory to validate; - reads stdin; repeatable', { char: 'f' }) },
 })
 export class Validate extends MeshCommand {
+  @inject(KindRegistryToken) private readonly kinds!: KindRegistry;
+  @inject(SettingsToken) private readonly settings!: Settings;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(Validate);
     const targets = ((flags.filename ?? []) as string[]).filter((f) => f !== '');
     if (targets.length === 0) this.fail('no input: give files, directories or - (stdin) with -f');
-    const kinds = this.container.get<KindRegistry>(KindRegistryToken);
     const limits = this.limits();
     let problems = 0;
     // The daemon's rules: same reader (regular files only, size limit), same parser and limits.
     const check = (name: string, bytes: Uint8Array) => {
-      const result = parseConfigBytes(name, bytes, kinds, limits);
+      const result = parseConfigBytes(name, bytes, this.kinds, limits);
       if (result.issues.length === 0) {
         const n = result.resources.length;
         this.write(n === 0 ? `"${name}" is empty: it declares no resources` : `"${name}" is valid (${n} resource${n === 1 ? '' : 's'})`);
@@ -65,7 +68,7 @@ export class Validate extends MeshCommand {
 
   private limits(): ConfigFileLimits {
     try {
-      return configFileLimits(this.container.get<Settings>(SettingsToken));
+      return configFileLimits(this.settings);
     } catch (err) {
       if (err instanceof ConfigLimitSettingError) this.fail(err.message);
       throw err;

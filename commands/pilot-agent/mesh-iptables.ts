@@ -1,20 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { boolFlag, command, durationFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
-import {
-  captureConfigFrom,
-  CaptureConfigError,
-  captureRules,
-  CommandRunner,
-  dryRunText,
-  IptablesApplier,
-  nameServersOf,
-  proxyUidOf,
-  validateCapture,
-  VALIDATION_FAILED_EXIT_CODE,
-  ValidationError,
-} from '../../src/modules/iptables';
-import { Logging, LoggingToken } from '../../src/modules/logging/logging';
-import { Settings, SettingsToken } from '../../src/modules/settings';
+import { CaptureFlagsToken, CaptureJob } from '../../src/modules/iptables/capture-job';
 
 /** Flags of `pilot-agent mesh-iptables` (spec/02), product names per the naming rule. */
 export const meshIptablesFlags = {
@@ -56,9 +41,6 @@ export const meshIptablesFlags = {
   'skip-rule-apply': boolFlag('skip applying the rules'),
 };
 
-/** Where the resolver configuration is read, for the DNS servers whose traffic --redirect-dns captures. */
-const RESOLV_CONF = '/etc/resolv.conf';
-
 @command({
   program: 'pilot-agent',
   path: 'mesh-iptables',
@@ -68,91 +50,9 @@ const RESOLV_CONF = '/etc/resolv.conf';
 export class MeshIptables extends MeshCommand {
   async run(): Promise<void> {
     const { flags, metadata } = await this.parse(MeshIptables);
-    const settings = this.container.get<Settings>(SettingsToken);
-    const log = this.container.get<Logging>(LoggingToken).scope('default');
-    // A setting supplies a flag's value when the flag is not on the command line (the incumbent's env defaults).
-    const given = (name: keyof typeof meshIptablesFlags) => metadata.flags[name]?.setFromDefault !== true;
-    const fromSetting = (name: keyof typeof meshIptablesFlags, flagValue: string, setting: string) =>
-      !given(name) && setting ? setting : flagValue;
-
-    const redirectDns = given('redirect-dns') ? flags['redirect-dns'] : settings.bool('MESH_META_DNS_CAPTURE');
-    let config;
-    try {
-      config = captureConfigFrom({
-        proxyPort: flags['proxy-port'],
-        inboundCapturePort: flags['inbound-capture-port'],
-        inboundTunnelPort: flags['inbound-tunnel-port'],
-        proxyUid: flags['proxy-uid'] || proxyUidOf(settings.string('PROXY_USER') || 'mesh-proxy'),
-        proxyGid: flags['proxy-gid'],
-        inboundInterceptionMode: fromSetting('mesh-inbound-interception-mode', flags['mesh-inbound-interception-mode'], settings.string('INBOUND_INTERCEPTION_MODE')),
-        inboundTproxyMark: fromSetting('mesh-inbound-tproxy-mark', flags['mesh-inbound-tproxy-mark'], settings.string('INBOUND_TPROXY_MARK')),
-        inboundTproxyRouteTable: flags['mesh-inbound-tproxy-route-table'],
-        inboundPorts: flags['mesh-inbound-ports'],
-        localExcludePorts: flags['mesh-local-exclude-ports'],
-        outboundPorts: flags['mesh-outbound-ports'],
-        localOutboundPortsExclude: flags['mesh-local-outbound-ports-exclude'],
-        serviceCidr: flags['mesh-service-cidr'],
-        serviceExcludeCidr: flags['mesh-service-exclude-cidr'],
-        excludeInterfaces: flags['mesh-exclude-interfaces'],
-        orchVirtInterfaces: flags['orch-virt-interfaces'],
-        ownerGroupsInclude: settings.string('MESH_OUTBOUND_OWNER_GROUPS'),
-        ownerGroupsExclude: settings.string('MESH_OUTBOUND_OWNER_GROUPS_EXCLUDE'),
-        hostIpv4LoopbackCidr: settings.string('MESH_OUTBOUND_IPV4_LOOPBACK_CIDR'),
-        redirectDns,
-        // A CNI plug-in cannot see the pod's resolver configuration, so it captures all DNS.
-        captureAllDns: flags['capture-all-dns'] || flags['cni-mode'],
-        dnsServers: redirectDns && !flags['cni-mode'] ? readNameServers(log.warn.bind(log)) : [],
-        dropInvalid: flags['drop-invalid'],
-        dualStack: given('dual-stack') ? flags['dual-stack'] : settings.bool('MESH_DUAL_STACK'),
-      });
-    } catch (err) {
-      if (err instanceof CaptureConfigError) this.fail(err.message);
-      throw err;
-    }
-    const rules = captureRules(config);
-
-    if (flags['dry-run']) {
-      this.write(dryRunText(rules, config));
-      if (flags['run-validation']) log.info('dry run: validation skipped (it needs the rules applied)');
-      return;
-    }
-    const runner = new CommandRunner(flags['network-namespace'] || undefined);
-    const applier = new IptablesApplier(runner, (message) => log.info(message));
-    try {
-      if (flags['cleanup-only']) {
-        await applier.cleanup(rules, config);
-        log.info('mesh iptables rules removed');
-        return;
-      }
-      if (flags['skip-rule-apply']) {
-        log.info('--skip-rule-apply: not changing iptables');
-      } else {
-        const outcome = await applier.apply(rules, config, { reconcile: flags.reconcile, forceApply: flags['force-apply'] });
-        log.info(`mesh iptables rules ${outcome}`);
-      }
-      if (flags['run-validation']) {
-        await validateCapture(runner, {
-          proxyPort: config.proxyPort,
-          inboundCapturePort: config.inboundCapturePort,
-          probePort: flags['iptables-probe-port'],
-          timeoutMs: flags['probe-timeout'].milliseconds,
-          uid: Number(config.proxyUids[0] ?? '1337'),
-          gid: Number(config.proxyGids[0] ?? '1337'),
-        });
-        log.info('iptables validation passed: outbound traffic is captured');
-      }
-    } catch (err) {
-      if (err instanceof ValidationError) this.fail(err.message, VALIDATION_FAILED_EXIT_CODE);
-      this.fail((err as Error).message);
-    }
-  }
-}
-
-function readNameServers(warn: (message: string) => void): string[] {
-  try {
-    return nameServersOf(readFileSync(RESOLV_CONF, 'utf8'));
-  } catch (err) {
-    warn(`cannot read ${RESOLV_CONF} (${(err as Error).message}): DNS capture has no name servers to redirect`);
-    return [];
+    // Flags oclif filled in from their defaults were not given: their settings decide.
+    const given = new Set(Object.keys(flags).filter((name) => metadata.flags[name]?.setFromDefault !== true));
+    const text = await this.scope.resolve(CaptureJob, [[CaptureFlagsToken, { values: flags, given }]]).run();
+    if (text !== undefined) this.write(text);
   }
 }

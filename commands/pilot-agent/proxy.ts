@@ -1,4 +1,4 @@
-import { boolFlag, command, CommandScope, intFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { boolFlag, command, intFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
 import { Agent, AgentFlagsToken } from '../../src/modules/agent';
 
 export const proxyFlags = {
@@ -30,7 +30,7 @@ export class Proxy extends MeshCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Proxy);
     // Bad settings, flags or files fail here or in start() with a UserError the runner prints.
-    const agent = this.container.get<CommandScope>(CommandScope).resolve(Agent, [[AgentFlagsToken, flags]]);
+    const agent = this.scope.resolve(Agent, [[AgentFlagsToken, flags]]);
     agent.onProxyExit(() => {
       process.exitCode = 1;
       void agent.stop().then(() => process.exit(1));

@@ -1,3 +1,5 @@
+import { Container, inject } from 'inversify';
+import { LegacyContainerToken } from '../../src/modules/cli/command-injection';
 import {
   boolFlag,
   command,
@@ -63,6 +65,9 @@ export const discoveryFlags = {
   flags: discoveryFlags,
 })
 export class Discovery extends MeshCommand {
+  // Interim, until the daemon is resolved from the container (issue 15, in progress).
+  @inject(LegacyContainerToken) private readonly container!: Container;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(Discovery);
     const ms = (d: Duration) => Number(d.nanos / 1_000_000n);

@@ -5,7 +5,7 @@ import { Command, Parser } from '@oclif/core';
 import { parse } from 'yaml';
 import { normalizeBooleanFlags } from '../../src/modules/cli/argv';
 import { CommandTree } from '../../src/modules/cli/command-tree';
-import { builtInCommands } from '../../src/modules/cli/run-program';
+import { builtInCommands } from '../../src/modules/cli/program-commands';
 import { Duration } from '../../src/modules/settings';
 import { Program } from '../../src/modules/settings/types';
 import { REPO_ROOT } from '../helpers/run-cli';

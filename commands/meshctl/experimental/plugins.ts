@@ -1,3 +1,4 @@
+import { inject } from 'inversify';
 import { stringify } from 'yaml';
 import { command, MeshCommand, stringFlag, table } from '../../../src/modules/cli';
 import { createContainer } from '../../../src/container';
@@ -13,10 +14,11 @@ import { Environment, PROGRAMS, Program } from '../../../src/modules/settings';
   },
 })
 export class Plugins extends MeshCommand {
+  @inject(Environment) private readonly env!: Environment;
+
   async run(): Promise<void> {
     const { flags } = await this.parse(Plugins);
-    const env = this.container.get<Environment>(Environment);
-    const { plugins } = createContainer({ program: flags.program as Program, env, cwd: process.cwd() });
+    const { plugins } = createContainer({ program: flags.program as Program, env: this.env, cwd: process.cwd() });
     const rows = plugins.map((p) => ({ name: p.name, source: p.source, enabled: p.enabled, reason: p.reason, description: p.description }));
     if (flags.output === 'json') return this.write(JSON.stringify(rows, null, 2));
     if (flags.output === 'yaml') return this.write(stringify(rows).trimEnd());

@@ -6,7 +6,9 @@ import { MeshCommand } from './mesh-command';
 import { generateCompletion, Shell } from './completion';
 import { completionModel } from './completion/model';
 import { GroupCommand } from './group-command';
-import { programTree } from './run-program';
+import { inject } from 'inversify';
+import { CommandTreeToken } from './command-injection';
+import type { CommandTree } from './command-tree';
 
 export const SHELLS: readonly Shell[] = ['bash', 'fish', 'powershell', 'zsh'];
 
@@ -18,12 +20,11 @@ export abstract class CompletionShellCommand extends MeshCommand {
   static override flags = { 'no-descriptions': boolFlag('disable completion descriptions') };
 
   protected abstract readonly shell: Shell;
+  @inject(CommandTreeToken) private readonly tree!: CommandTree;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(this.constructor as Command.Class);
-    const program = this.meta.program as Program;
-    const tree = programTree(program, this.container);
-    const script = generateCompletion(this.shell, completionModel(tree), { descriptions: !flags['no-descriptions'] });
+    const script = generateCompletion(this.shell, completionModel(this.tree), { descriptions: !flags['no-descriptions'] });
     process.stdout.write(script);
   }
 }

@@ -7,7 +7,7 @@ export * from './flags';
 export { GLOBAL_FLAGS, meshctlGlobalFlags } from './global-flags';
 export { GroupCommand } from './group-command';
 export { MeshCommand, NotYetImplementedCommand } from './mesh-command';
-export { runProgram, programTree, builtInCommands } from './run-program';
+export { programTree, builtInCommands } from './program-commands';
 export { VersionCommandBase, versionCommand, versionFlags, formatVersion } from './version-command';
 export { completionCommands, CompletionShellCommand, SHELLS } from './completion-command';
 export { RequestCommandBase, requestArgs } from './request-command';

@@ -1,26 +1,26 @@
-import { Command, Interfaces } from '@oclif/core';
-import type { Container } from 'inversify';
+import { Command, Config } from '@oclif/core';
+import { inject, injectable } from 'inversify';
 import { commandMetadata, CommandMetadata } from './command-decorator';
+import { CommandArgv, OclifConfig } from './command-injection';
+import { CommandScope } from './command-scope';
 import { CommandError, NotImplementedError } from './errors';
 import { Logging, LoggingToken } from '../logging/logging';
 import { LoggingFlagValues, LoggingOptionError, parseLoggingOptions } from '../logging/options';
 
-const CONTAINER = Symbol.for('mesh.cli.container');
-
-/** Hands the run's container to the commands oclif instantiates (they only get the config). */
-export function attachContainer(config: Interfaces.Config, container: Container): void {
-  (config as unknown as Record<symbol, Container>)[CONTAINER] = container;
-}
-
 /**
- * Base of every command. Errors are thrown, never printed here: the program runner prints
- * them as one line on stderr with the right exit code.
+ * Base of every command. Commands are built by the container, so a command declares what it
+ * uses as injected properties (`@inject(SettingsToken) private readonly settings!: Settings`).
+ * Errors are thrown, never printed here: the program runner prints them as one line on
+ * stderr with the right exit code.
  */
+@injectable()
 export abstract class MeshCommand extends Command {
-  protected get container(): Container {
-    const c = (this.config as unknown as Record<symbol, Container | undefined>)[CONTAINER];
-    if (!c) throw new Error('command run outside a mesh program (no container attached)');
-    return c;
+  @inject(LoggingToken) protected readonly logging!: Logging;
+  /** Resolves the service a command runs with its parsed flags bound (the daemon, the agent...). */
+  @inject(CommandScope) protected readonly scope!: CommandScope;
+
+  constructor(@inject(CommandArgv) argv: string[], @inject(OclifConfig) config: Config) {
+    super(argv, config);
   }
 
   protected get meta(): CommandMetadata {
@@ -61,7 +61,7 @@ export abstract class MeshCommand extends Command {
       throw err;
     }
     try {
-      this.container.get<Logging>(LoggingToken).configure(options);
+      this.logging.configure(options);
     } catch (err) {
       this.fail((err as Error).message);
     }

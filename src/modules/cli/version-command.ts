@@ -1,4 +1,5 @@
 import { Command } from '@oclif/core';
+import { inject } from 'inversify';
 import { stringify } from 'yaml';
 import { BuildInfo, BuildInfoToken } from '../build-info';
 import { boolFlag, stringFlag } from './flags';
@@ -15,13 +16,14 @@ export const versionFlags = {
 export abstract class VersionCommandBase extends MeshCommand {
   static override flags = versionFlags;
 
+  @inject(BuildInfoToken) private readonly buildInfo!: BuildInfo;
+
   /** Label before the version (meshctl says `client version:`). */
   protected label = '';
 
   async run(): Promise<void> {
     const { flags } = await this.parse(this.constructor as Command.Class);
-    const info = this.container.get<BuildInfo>(BuildInfoToken);
-    this.write(formatVersion(info, flags.output as string | undefined, flags.short as boolean, this.label));
+    this.write(formatVersion(this.buildInfo, flags.output as string | undefined, flags.short as boolean, this.label));
     await this.afterVersion(flags);
   }
 

@@ -1,4 +1,5 @@
 import { NetworkRangeError, parseCidr, splitList, splitRanges, SplitRanges } from './network-ranges';
+import { UserError } from '../shared/user-error';
 
 /** What to capture and where to send it: everything the rule builder needs, validated. */
 export interface CaptureConfig {
@@ -59,10 +60,9 @@ export interface CaptureInput {
 }
 
 /** A value the capture configuration cannot use; the message names the flag. */
-export class CaptureConfigError extends Error {
+export class CaptureConfigError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'CaptureConfigError';
   }
 }
 

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { UserError } from '../shared/user-error';
 
 /** Outbound address ranges of one IP version: everything (`*`) or a list of CIDRs. */
 export interface NetworkRanges {
@@ -13,7 +14,7 @@ export interface SplitRanges {
   readonly v6: NetworkRanges;
 }
 
-export class NetworkRangeError extends Error {}
+export class NetworkRangeError extends UserError {}
 
 const NONE: NetworkRanges = { wildcard: false, cidrs: [], hasLoopback: false };
 const ALL: NetworkRanges = { wildcard: true, cidrs: [], hasLoopback: false };

@@ -1,5 +1,6 @@
 import { Program } from '../settings/types';
 import { ALL_SCOPES, DEFAULT_SCOPE, isLevel, Level, LEVELS, PROGRAM_SCOPES } from './levels';
+import { UserError } from '../shared/user-error';
 
 export interface LoggingOptions {
   asJson: boolean;
@@ -27,7 +28,7 @@ export interface LoggingFlagValues {
   vklog?: number;
 }
 
-export class LoggingOptionError extends Error {}
+export class LoggingOptionError extends UserError {}
 
 export function defaultLoggingOptions(program: Program): LoggingOptions {
   return {

@@ -1,10 +1,10 @@
 import * as k8s from '@kubernetes/client-node';
+import { UserError } from '../shared/user-error';
 
 /** Why the orchestrator client could not be configured; names the file or source. */
-export class OrchConfigError extends Error {
+export class OrchConfigError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'OrchConfigError';
   }
 }
 

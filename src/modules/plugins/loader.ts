@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import { SettingDefinition, SettingType } from '../settings/types';
 import { pluginMetadata, PluginClass } from './decorator';
+import { UserError } from '../shared/user-error';
 
 /** A plugin module that cannot be used; start-up stops with this message. */
-export class PluginLoadError extends Error {
+export class PluginLoadError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'PluginLoadError';
   }
 }
 

@@ -1,8 +1,9 @@
 import { Duration } from './duration';
 import { SettingDefinition, SettingReader, SettingType, SettingValue, TYPE_EXAMPLES, TYPE_NAMES } from './types';
+import { UserError } from '../shared/user-error';
 
 /** A setting whose value does not parse as its type. The message is the one line users see. */
-export class SettingValueError extends Error {
+export class SettingValueError extends UserError {
   constructor(
     readonly setting: string,
     readonly value: string,
@@ -11,7 +12,6 @@ export class SettingValueError extends Error {
     super(
       `invalid value ${JSON.stringify(value)} for setting ${setting}: expected ${TYPE_NAMES[type]} (type ${type}: ${TYPE_EXAMPLES[type]})`,
     );
-    this.name = 'SettingValueError';
   }
 }
 

@@ -5,7 +5,7 @@
  *
  * The xDS server bounds three things with it: proxy pushes running at once (PushQueue), the
  * responses being generated, and the bytes of responses written but not yet on the socket
- * (see XdsServer).
+ * (see xds/write-budget.ts).
  */
 export class Semaphore {
   private taken = 0;

@@ -3,7 +3,7 @@ import { Semaphore } from '../shared/semaphore';
 /**
  * Bounded concurrency for proxy pushes (PILOT_PUSH_THROTTLE): a push to one proxy is a job;
  * at most `limit` run at once; the rest wait in FIFO order. A proxy has at most one queued
- * job: newer work for it merges into the queued one (see XdsServer), so a slow proxy never
+ * job: newer work for it merges into the queued one (see AdsStream.queuePush), so a slow proxy never
  * accumulates a backlog.
  */
 export class PushQueue {

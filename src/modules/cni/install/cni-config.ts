@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CNI_PLUGIN_TYPE } from '../plugin-location';
 import { formatCniJson, isJsonObject, jsonKind, JsonTextError, parseJsonText } from './json-text';
+import { UserError } from '../../shared/user-error';
 
 /*
  * The node's CNI network configuration and the mesh plug-in's place in it, as pure functions
@@ -17,10 +18,9 @@ export const CHAINED_LIST_NAME = 'k8s-pod-network';
 export const CHAINED_LIST_CNI_VERSION = '0.3.1';
 
 /** A network config (the node's, or the mesh plug-in's own) that cannot be used; the message names it. */
-export class CniConfigError extends Error {
+export class CniConfigError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'CniConfigError';
   }
 }
 

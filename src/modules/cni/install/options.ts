@@ -3,12 +3,12 @@ import { isLevel, LEVELS } from '../../logging/levels';
 import { Settings } from '../../settings';
 import { parseRepairOptions, REPAIR_PARAMETERS, RepairOptions } from '../repair';
 import { CNI_CONFIG_EXTENSIONS } from './conf-dir';
+import { UserError } from '../../shared/user-error';
 
 /** A flag or setting of install-cni with a value that cannot be used; the message names it. */
-export class InstallOptionsError extends Error {
+export class InstallOptionsError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'InstallOptionsError';
   }
 }
 

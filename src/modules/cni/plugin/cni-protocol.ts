@@ -3,6 +3,7 @@
  * environment variables, the network config (with `prevResult` when chained) on stdin, a
  * result or an error object on stdout, and a non-zero exit code on error.
  */
+import type { Settings } from '../../settings/settings';
 
 export const SUPPORTED_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'];
 
@@ -46,20 +47,24 @@ export interface CniRequest {
   readonly args: ReadonlyMap<string, string>;
 }
 
-/** Reads the request from the environment; ADD, DEL and CHECK need a container ID. */
-export function cniRequestFrom(env: NodeJS.ProcessEnv): CniRequest {
-  const command = env.CNI_COMMAND as CniCommand | undefined;
+/** The CNI_* variables of the plug-in's settings (the runtime passes the request in its environment). */
+export type CniVariables = Pick<Settings, 'string'>;
+
+/** Reads the request from the CNI_* settings; ADD, DEL and CHECK need a container ID. */
+export function cniRequestFrom(settings: CniVariables): CniRequest {
+  const command = settings.string('CNI_COMMAND') as CniCommand | '';
   if (!command || !['ADD', 'DEL', 'CHECK', 'VERSION', 'GC', 'STATUS'].includes(command)) {
-    throw new CniError(CniErrorCode.InvalidEnvironment, `CNI_COMMAND: "${command ?? ''}" is not ADD, DEL, CHECK or VERSION`);
+    throw new CniError(CniErrorCode.InvalidEnvironment, `CNI_COMMAND: "${command}" is not ADD, DEL, CHECK or VERSION`);
   }
-  const containerId = env.CNI_CONTAINERID ?? '';
+  const containerId = settings.string('CNI_CONTAINERID');
   if (['ADD', 'DEL', 'CHECK'].includes(command) && !containerId) {
     throw new CniError(CniErrorCode.InvalidEnvironment, `CNI_CONTAINERID is required for ${command}`);
   }
-  if (['ADD', 'CHECK'].includes(command) && !env.CNI_NETNS) {
+  const netns = settings.string('CNI_NETNS');
+  if (['ADD', 'CHECK'].includes(command) && !netns) {
     throw new CniError(CniErrorCode.InvalidEnvironment, `CNI_NETNS is required for ${command}`);
   }
-  return { command, containerId, netns: env.CNI_NETNS ?? '', ifName: env.CNI_IFNAME ?? '', args: parseCniArgs(env.CNI_ARGS ?? '') };
+  return { command, containerId, netns, ifName: settings.string('CNI_IFNAME'), args: parseCniArgs(settings.string('CNI_ARGS')) };
 }
 
 /** `K1=v1;K2=v2` → map; malformed pairs are an error, as the runtime should never send them. */

@@ -2,6 +2,8 @@ import { CniError, CniErrorCode, cniRequestFrom, versionResult } from './cni-pro
 import { parsePluginConfig } from './plugin-config';
 import { runPlugin } from './plugin';
 import { podFetcher } from './orch-pods';
+import { processEnvironment } from '../../settings/environment';
+import { Settings } from '../../settings/settings';
 
 /*
  * The mesh CNI plug-in executable: the container runtime runs it once per operation with the
@@ -26,7 +28,8 @@ async function main(): Promise<number> {
   let cniVersion = '0.3.1';
   try {
     const stdin = await readStdin();
-    const request = cniRequestFrom(process.env);
+    // Only the CNI_* variables: the runtime's environment is not the installer's.
+    const request = cniRequestFrom(new Settings('mesh-cni', processEnvironment()));
     if (request.command === 'VERSION' && !stdin.trim()) {
       process.stdout.write(JSON.stringify(versionResult('1.1.0')) + '\n');
       return 0;

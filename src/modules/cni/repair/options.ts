@@ -1,11 +1,11 @@
 import { isDnsLabel, isDnsSubdomain, labelValueProblem, qualifiedNameProblem } from './names';
 import { escapeFieldValue, parseLabelSelector, parsePodFieldSelector, SelectorError } from './selectors';
+import { UserError } from '../../shared/user-error';
 
 /** A repair option with a bad value; the message names the flag or setting and the value. */
-export class RepairOptionsError extends Error {
+export class RepairOptionsError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'RepairOptionsError';
   }
 }
 

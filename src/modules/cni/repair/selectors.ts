@@ -1,4 +1,5 @@
 import { labelValueProblem, qualifiedNameProblem } from './names';
+import { UserError } from '../../shared/user-error';
 
 /*
  * Parsers for the orchestrator API's two selector languages, so the repair controller can
@@ -6,10 +7,9 @@ import { labelValueProblem, qualifiedNameProblem } from './names';
  * having every list and watch refused. The grammar is the API server's.
  */
 
-export class SelectorError extends Error {
+export class SelectorError extends UserError {
   constructor(message: string) {
     super(message);
-    this.name = 'SelectorError';
   }
 }
 

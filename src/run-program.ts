@@ -1,41 +1,29 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Config } from '@oclif/core';
-import type { Container } from 'inversify';
-import { createContainer, MeshContainer } from '../../container';
-import { packageRoot } from '../build-info';
-import { PluginLoadError } from '../plugins/loader';
-import { Environment, processEnvironment } from '../settings/environment';
-import { SettingValueError } from '../settings/parse';
-import { UserError } from '../shared/user-error';
-import { Program } from '../settings/types';
-import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './argv';
-import { CommandContribution } from './contributions';
-import { CommandNode, CommandTree } from './command-tree';
-import { NotImplementedError } from './errors';
-import { GLOBAL_FLAGS } from './global-flags';
-import { attachContainer, MeshCommand } from './mesh-command';
-import { createHelp } from './help';
-import { handCommandMapToOclif } from './oclif-bridge';
+
+/*
+ * The program runner: composes the container (src/container.ts), finds the command the
+ * arguments name, builds it through the container and runs it. The one place errors become
+ * exit codes.
+ */
+import { createContainer, MeshContainer } from './container';
+import { packageRoot } from './modules/build-info';
+import { UserError } from './modules/shared/user-error';
+import { Environment, processEnvironment } from './modules/settings/environment';
+import { Program } from './modules/settings/types';
+import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './modules/cli/argv';
+import { CommandNode, CommandTree } from './modules/cli/command-tree';
+import { NotImplementedError } from './modules/cli/errors';
+import { GLOBAL_FLAGS } from './modules/cli/global-flags';
+import { MeshCommand } from './modules/cli/mesh-command';
+import { createHelp } from './modules/cli/help';
+import { handCommandMapToOclif } from './modules/cli/oclif-bridge';
+import { programTree } from './modules/cli/program-commands';
 
 export interface RunOptions {
   env?: Environment;
   cwd?: string;
-}
-
-/** Loads a program's built-in command classes (commands/<program>/index). */
-export function builtInCommands(program: Program): Command.Class[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(path.join(packageRoot(), 'dist', 'commands', program, 'index.js')) as { COMMANDS: Command.Class[] };
-  return mod.COMMANDS;
-}
-
-/** The program's full command tree: built-in commands plus those enabled plugins contribute. */
-export function programTree(program: Program, container: Container): CommandTree {
-  const contributed = container.isBound(CommandContribution)
-    ? container.getAll<CommandContribution>(CommandContribution).flatMap((c) => c.commands())
-    : [];
-  return new CommandTree(program, [...builtInCommands(program), ...contributed]);
 }
 
 /**
@@ -48,23 +36,19 @@ export async function runProgram(program: Program, argv: string[], options: RunO
   try {
     mesh = createContainer({ program, env, cwd: options.cwd ?? process.cwd() });
   } catch (err) {
-    if (err instanceof SettingValueError || err instanceof PluginLoadError) return report(err.message, 1);
+    if (err instanceof UserError) return report(err.message, err.exitCode);
     throw err;
   }
   try {
-    const tree = programTree(program, mesh.container);
+    const tree = programTree(program, mesh.commands);
     const { node, argv: rest } = tree.resolve(argv, valueFlagSpellings(GLOBAL_FLAGS[program] as Command.Class['flags']));
     if (!node) return report(`unknown command "${argv.find((a) => !a.startsWith('-')) ?? ''}" for "${program}"`, 1);
     const config = await loadOclifConfig(program, tree);
-    attachContainer(config, mesh.container);
     if (wantsHelp(rest)) {
       await showHelp(config, node);
       return 0;
     }
-    const cmd = new (node.cls as unknown as new (argv: string[], config: Config) => MeshCommand)(
-      normalizeBooleanFlags(rest, node.cls.flags),
-      config,
-    );
+    const cmd = mesh.commands.create<MeshCommand>(node.cls, normalizeBooleanFlags(rest, node.cls.flags), config, tree);
     cmd.id = node.id;
     await cmd.execute();
     return 0;
@@ -101,6 +85,7 @@ async function loadOclifConfig(program: Program, tree: CommandTree): Promise<Con
   return Config.load({ root, pjson, isRoot: true, name: program });
 }
 
+/** The one place errors become exit codes: a UserError carries its own; oclif's exits keep theirs; anything else is 1. */
 function exitCodeOf(err: unknown): number {
   if (err instanceof UserError) return err.exitCode;
   const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;

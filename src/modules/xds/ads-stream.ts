@@ -1,0 +1,214 @@
+import { ChangeSet, XdsResource } from '../model/generator';
+import { ScopedLogger } from '../logging';
+import { PushContext } from '../model/push-context';
+import { PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
+import type { AdsCall } from './ads-service';
+import { WatchState, XdsConnection } from './connection';
+import { XdsObserver } from './observer';
+import { mergeChanges, planPush } from './push-plan';
+import { PushQueue } from './push-queue';
+import type { Responder, ResponseOutcome } from './responder';
+import { PlannedResponse, ResponseScope } from './response-planner';
+
+/**
+ * One proxy's ADS stream, whichever the protocol: its requests and pushes run one at a time,
+ * a push waits for its turn in the server's queue (merging with newer ones meanwhile) and
+ * goes out type by type in push order, and each response is written paced by the socket.
+ * The protocols (sotw-stream, delta-stream) read requests and shape responses on top; the
+ * server only opens streams and fans pushes out to them.
+ */
+
+/** What a stream reads of the server's options. */
+export interface StreamOptions {
+  controlPlaneId: string;
+  logger: ScopedLogger;
+  observer: XdsObserver;
+  /** The current push context; undefined until the first one is built (requests then wait). */
+  currentPush: () => PushContext | undefined;
+}
+
+/** What all streams of one server share. */
+export interface StreamServices {
+  readonly options: StreamOptions;
+  readonly queue: PushQueue;
+  readonly responder: Responder;
+}
+
+interface PendingPush {
+  push: PushContext;
+  change: ChangeSet;
+  /** When the earliest change in this push happened (for convergence time). */
+  changeAt: number;
+  enqueuedAt: number;
+}
+
+/** A response gRPC has not taken after this long counts in pilot_xds_write_timeout. */
+const WRITE_TIMEOUT_MS = 30_000;
+
+export abstract class AdsStream<Request = unknown, Response extends PlannedResponse = PlannedResponse> {
+  private isClosed = false;
+  /** Serializes request handling and pushes on one stream. */
+  private chain: Promise<void> = Promise.resolve();
+  private pending?: PendingPush;
+  private scheduled = false;
+  /** Fails the write in progress, if any (the stream closed). */
+  private abortWrite?: () => void;
+
+  constructor(
+    readonly conn: XdsConnection,
+    private readonly call: AdsCall,
+    private readonly services: StreamServices,
+  ) {}
+
+  /** Handles one request: what to answer, and how the proxy's subscriptions and acknowledgements change. */
+  protected abstract onRequest(request: Request): Promise<void>;
+
+  /** What a response of `typeUrl` carries, from `generated`; undefined when a push has nothing to send. */
+  abstract planResponse(typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: string[] | undefined, requested: boolean): Response | undefined;
+
+  /** The response as written on the stream. */
+  abstract encodeResponse(typeUrl: XdsTypeUrl, response: Response, version: string, nonce: string): Buffer;
+
+  protected get options(): StreamOptions {
+    return this.services.options;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Holds this stream's requests and pushes back until `first` (authentication, admission) is done. */
+  startAfter(first: Promise<void>): void {
+    this.chain = first;
+  }
+
+  /** Handles `request` after everything before it on this stream. */
+  receive(request: Request): void {
+    void this.serialize(async () => (this.closed ? undefined : this.onRequest(request)));
+  }
+
+  /** The stream is gone: nothing more is sent, and the write in progress fails. */
+  close(): void {
+    this.isClosed = true;
+    this.abortWrite?.();
+  }
+
+  /** Ends the stream from this side (the server is stopping). */
+  end(): void {
+    this.call.end();
+  }
+
+  /**
+   * Queues a push of `change` in `push`. A stream has at most one push queued: a newer one
+   * merges into it, so a slow proxy never accumulates a backlog.
+   */
+  queuePush(push: PushContext, change: ChangeSet, changeAt: number): void {
+    const now = Date.now();
+    this.pending = this.pending
+      ? { push, change: mergeChanges(this.pending.change, change), changeAt: Math.min(this.pending.changeAt, changeAt), enqueuedAt: this.pending.enqueuedAt }
+      : { push, change, changeAt, enqueuedAt: now };
+    if (this.scheduled) return;
+    this.scheduled = true;
+    void this.services.queue.run(async () => {
+      this.scheduled = false;
+      const pending = this.pending;
+      this.pending = undefined;
+      if (!pending || this.closed) return;
+      this.options.observer.queued((Date.now() - pending.enqueuedAt) / 1000);
+      await this.serialize(() => this.pushChange(pending));
+    });
+  }
+
+  private async pushChange(pending: PendingPush): Promise<void> {
+    const { conn } = this;
+    const eds = conn.watched.get(TypeUrl.ClusterLoadAssignment);
+    const plan = planPush(pending.change, conn.proxy, pending.push, eds?.names);
+    let wrote = false;
+    let clustersKept = false;
+    for (const typeUrl of PUSH_ORDER) {
+      const scope = plan.get(typeUrl);
+      const watch = conn.watched.get(typeUrl);
+      if (!scope || !watch || this.closed) continue;
+      // Make before break: clusters that go away stay until routes no longer point at them.
+      const result = await this.respond(typeUrl, watch, pending.push, scope, false, typeUrl === TypeUrl.Cluster);
+      wrote = result.wrote || wrote;
+      if (typeUrl === TypeUrl.Cluster) clustersKept = result.kept;
+    }
+    const clusters = conn.watched.get(TypeUrl.Cluster);
+    if (clustersKept && clusters && !this.closed) {
+      wrote = (await this.respond(TypeUrl.Cluster, clusters, pending.push, 'all', false, false)).wrote || wrote;
+    }
+    if (wrote) this.options.observer.converged((Date.now() - pending.changeAt) / 1000);
+  }
+
+  /**
+   * Generates `typeUrl` for the proxy and writes what it does not have yet. `requested`
+   * answers a request: the response goes out even when nothing changed (the proxy waits
+   * for it). `keepRemoved` keeps what went away for now (make before break).
+   */
+  protected respond(typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, scope: ResponseScope, requested: boolean, keepRemoved = false): Promise<ResponseOutcome> {
+    return this.services.responder.respond({ stream: this, typeUrl, watch, push, scope, requested, keepRemoved });
+  }
+
+  protected ack(typeUrl: XdsTypeUrl, watch: WatchState, nonce: string, version: string): void {
+    watch.nonceAcked = nonce;
+    watch.versionAcked = version;
+    watch.ackedAt = Date.now();
+    if (watch.rejected !== undefined) {
+      watch.rejected = undefined;
+      this.options.observer.rejectCleared(SHORT_TYPE[typeUrl], this.conn.proxy.id);
+    }
+  }
+
+  protected nack(typeUrl: XdsTypeUrl, watch: WatchState | undefined, nonce: string, message: string): void {
+    const short = SHORT_TYPE[typeUrl];
+    if (watch && nonce !== watch.nonceSent) {
+      this.options.observer.expiredNonce(short);
+      return;
+    }
+    if (watch) watch.rejected = message;
+    this.options.observer.rejected(short, this.conn.proxy.id, message);
+    this.options.logger.warn(`${short.toUpperCase()}: ACK ERROR node:${this.conn.proxy.id} nonce:${nonce}: ${message}`);
+  }
+
+  /** Waits for the first push context (requests may arrive before config has loaded). */
+  protected async waitForPush(): Promise<PushContext> {
+    for (;;) {
+      const push = this.options.currentPush();
+      if (push) return push;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /**
+   * Writes one response and waits until it has been handed to the socket (the write
+   * callback), so a push to thousands of proxies is paced by the network instead of queueing
+   * every response in memory; the grpc-js stream's own buffer counts messages, not bytes. A
+   * stream closing meanwhile fails the write (grpc-js never calls back for a cancelled call).
+   */
+  async write(body: Buffer): Promise<void> {
+    if (this.closed) throw new Error('stream closed');
+    await new Promise<void>((resolve, reject) => {
+      const done = (err?: Error | null) => {
+        clearTimeout(timer);
+        this.abortWrite = undefined;
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = setTimeout(() => {
+        this.options.observer.writeTimeout();
+        done(new Error(`write not taken within ${WRITE_TIMEOUT_MS} ms`));
+      }, WRITE_TIMEOUT_MS);
+      this.abortWrite = () => done(new Error('stream closed'));
+      this.call.write(body, (err?: Error | null) => done(err));
+    });
+  }
+
+  private serialize(work: () => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(work).catch((err: Error) => {
+      this.options.observer.internalError();
+      this.options.logger.error(`xDS error for node:${this.conn.proxy.id}: ${err.stack ?? err.message}`);
+    });
+    return this.chain;
+  }
+}

@@ -1,0 +1,119 @@
+import { XdsGenerator, XdsResource } from '../model/generator';
+import { ScopedLogger } from '../logging';
+import { PushContext } from '../model/push-context';
+import { SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
+import type { AdsStream } from './ads-stream';
+import { WatchState } from './connection';
+import { XdsObserver } from './observer';
+import { keepRemovedResources, namesToGenerate, PlannedResponse, ResponseScope } from './response-planner';
+import { WriteBudget } from './write-budget';
+
+/**
+ * Answers one type on one stream: generates it for the proxy, lets the stream's protocol
+ * decide what goes out against what the proxy has, waits for room under the write budget,
+ * encodes, writes and reports it. One per server, shared by its streams, since the
+ * generators and the budget are; the streams keep the protocol, this keeps the order of the
+ * steps and what each one costs (pilot_xds_push_time, pilot_xds_send_time, errors).
+ */
+
+/** What the responder reads of the server's options. */
+export interface ResponderOptions {
+  /** Generators by node metadata GENERATOR; `''` serves Envoy sidecars and routers. */
+  generators: ReadonlyMap<string, XdsGenerator>;
+  logger: ScopedLogger;
+  observer: XdsObserver;
+}
+
+/** What a stream asks the responder to send. */
+export interface ResponseToPrepare<R extends PlannedResponse = PlannedResponse> {
+  stream: AdsStream<unknown, R>;
+  typeUrl: XdsTypeUrl;
+  watch: WatchState;
+  push: PushContext;
+  scope: ResponseScope;
+  requested: boolean;
+  keepRemoved: boolean;
+}
+
+/** Whether anything was written, and whether resources that went away were kept (make before break). */
+export interface ResponseOutcome {
+  wrote: boolean;
+  kept: boolean;
+}
+
+export class Responder {
+  constructor(
+    private readonly options: ResponderOptions,
+    private readonly budget: WriteBudget,
+  ) {}
+
+  async respond<R extends PlannedResponse>(response: ResponseToPrepare<R>): Promise<ResponseOutcome> {
+    const donePreparing = await this.budget.startPreparing();
+    try {
+      return await this.prepareAndSend(response, donePreparing);
+    } finally {
+      donePreparing();
+    }
+  }
+
+  /** Builds, encodes and writes one response; calls `donePreparing` once its write has started. */
+  private async prepareAndSend<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> {
+    const { stream, typeUrl, watch, push, scope, requested, keepRemoved } = response;
+    const { conn } = stream;
+    const short = SHORT_TYPE[typeUrl];
+    const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
+    if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
+    const started = process.hrtime.bigint();
+    const names = namesToGenerate(watch, scope, conn.protocol, typeUrl);
+    const nothing = { wrote: false, kept: false };
+    if (names && names.length === 0 && !requested) return nothing;
+    let resources: XdsResource[];
+    try {
+      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names });
+    } catch (err) {
+      this.options.observer.buildError(short);
+      throw err;
+    }
+    const kept = keepRemoved && keepRemovedResources(watch, resources);
+    const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const nonce = conn.nextNonce();
+    // Decide what to send, then wait for room under the write budget before encoding it:
+    // the encoded response is what takes memory.
+    const planned = stream.planResponse(typeUrl, watch, resources, names, requested);
+    if (!planned) return { wrote: false, kept };
+    const reserved = await this.budget.reserve(typeUrl, planned.resources);
+    try {
+      if (stream.closed) return nothing;
+      planned.recordSent();
+      // send() hands the response to the stream before its first await.
+      const sent = this.send(stream, typeUrl, watch, push, nonce, stream.encodeResponse(typeUrl, planned, push.version, nonce), resources.length, buildSeconds, kept);
+      donePreparing();
+      return await sent;
+    } finally {
+      this.budget.release(reserved);
+    }
+  }
+
+  private async send<R extends PlannedResponse>(
+    stream: AdsStream<unknown, R>, typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, nonce: string, body: Buffer, count: number, buildSeconds: number, kept: boolean,
+  ): Promise<ResponseOutcome> {
+    const { conn } = stream;
+    const short = SHORT_TYPE[typeUrl];
+    watch.nonceSent = nonce;
+    watch.versionSent = push.version;
+    watch.sentAt = Date.now();
+    const sendStarted = process.hrtime.bigint();
+    try {
+      await stream.write(body);
+    } catch (err) {
+      this.options.observer.sendError(short);
+      this.options.logger.warn(`${short.toUpperCase()}: send failure for node:${conn.proxy.id}: ${(err as Error).message}`);
+      return { wrote: false, kept: false };
+    }
+    this.options.observer.pushed(short, body.length, buildSeconds, Number(process.hrtime.bigint() - sendStarted) / 1e9);
+    if (this.options.logger.enabled('debug')) {
+      this.options.logger.debug(`${short.toUpperCase()}: PUSH node:${conn.proxy.id} resources:${count} size:${body.length} nonce:${nonce}`);
+    }
+    return { wrote: true, kept };
+  }
+}

@@ -1,0 +1,164 @@
+import { XdsResource } from '../model/generator';
+import { TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
+import { DeltaResource } from '../envoy/wire';
+import { markedVersion, WatchState } from './connection';
+import { PushPlan } from './push-plan';
+import { resourceVersion } from './versions';
+import { SentResources } from './sent-resources';
+
+/**
+ * What a response carries, from what was generated against what the proxy was sent
+ * (`WatchState.sent`): which names to generate, which removed clusters to keep for now, and
+ * for each protocol the resources (and, in delta, the removals) that go out, recorded as sent
+ * once the response is about to be written.
+ *
+ * Apart from the streams because this is the part that runs per proxy and per resource on
+ * every push: each check reads the sent resources by position first, compares interned bodies
+ * by identity, and builds a set of names only when something may have gone.
+ */
+
+/** What a push or request asks of one type: all its names, or only some. */
+export type ResponseScope = PushPlan extends Map<XdsTypeUrl, infer S> ? S : never;
+
+/** A response decided on: what it carries, and how the proxy's state follows once it is sent. */
+export interface PlannedResponse {
+  readonly resources: readonly XdsResource[];
+  /** Records the response as what the proxy has; called right before it is encoded and written. */
+  recordSent(): void;
+}
+
+/** LDS and CDS are state-of-the-world types: every response lists all resources. */
+export function isStateOfTheWorldType(typeUrl: XdsTypeUrl): boolean {
+  return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
+}
+
+/** The names to generate for `scope`; undefined asks the generator for all it has for the proxy. */
+export function namesToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta', typeUrl: XdsTypeUrl): string[] | undefined {
+  const subscribed = watch.names;
+  if (subscribed) return scope === 'all' ? [...subscribed] : [...scope].filter((n) => subscribed.has(n));
+  // A state-of-the-world LDS or CDS response lists everything, whatever changed.
+  if (scope !== 'all' && protocol === 'sotw' && isStateOfTheWorldType(typeUrl)) return undefined;
+  if (scope !== 'all') return [...scope];
+  return undefined;
+}
+
+/**
+ * Make before break: what the proxy holds that was not generated this time is added to
+ * `generated`, so clusters that go away stay until routes no longer point at them. Returns
+ * whether anything was kept.
+ */
+export function keepRemovedResources(watch: WatchState, generated: XdsResource[]): boolean {
+  // Counting first spares building a set of every name on the usual push, which removes nothing.
+  if (countSent(watch.sent, generated) >= watch.sent.size) return false;
+  let kept = false;
+  const names = new Set(generated.map((r) => r.name));
+  for (const [name, body] of watch.sent) {
+    if (names.has(name) || markedVersion(body) !== undefined) continue;
+    if (watch.names && !watch.names.has(name)) continue;
+    generated.push({ name, body });
+    kept = true;
+  }
+  return kept;
+}
+
+/** A state-of-the-world response: the resources it lists. */
+export class SotwResponse implements PlannedResponse {
+  constructor(
+    private readonly watch: WatchState,
+    readonly resources: readonly XdsResource[],
+    /** LDS or CDS: the response lists everything the proxy has. */
+    private readonly fullState: boolean,
+  ) {}
+
+  recordSent(): void {
+    const { sent } = this.watch;
+    if (this.fullState) sent.replace(this.resources);
+    else {
+      for (const r of this.resources) sent.set(r.name, r.body);
+      sent.settle();
+    }
+  }
+}
+
+/**
+ * The state-of-the-world response to `generated`, or undefined when a push finds nothing to
+ * send. `requested` answers a request: it goes out even when nothing changed (the proxy waits
+ * for it).
+ */
+export function planSotwResponse(watch: WatchState, typeUrl: XdsTypeUrl, generated: readonly XdsResource[], requested: boolean): SotwResponse | undefined {
+  const fullState = isStateOfTheWorldType(typeUrl);
+  const changed = generated.filter((r, i) => !sameBody(watch.sent.getAt(i, r.name), r.body));
+  if (!requested && changed.length === 0 && !(fullState && hasRemovals(watch.sent, generated))) return undefined;
+  // LDS and CDS responses must list every resource; RDS and EDS only what changed.
+  return new SotwResponse(watch, fullState || requested ? generated : changed, fullState);
+}
+
+/** A delta response: the resources that changed, and the names the proxy should drop. */
+export class DeltaResponse implements PlannedResponse {
+  constructor(
+    private readonly watch: WatchState,
+    readonly resources: DeltaResource[],
+    readonly removed: string[],
+  ) {}
+
+  recordSent(): void {
+    const { sent } = this.watch;
+    for (const r of this.resources) sent.set(r.name, r.body);
+    for (const n of this.removed) sent.delete(n);
+    sent.settle();
+  }
+}
+
+/**
+ * The delta response to `generated` (generated for `names`, or for everything when
+ * undefined), or undefined when a push finds nothing to send; `requested` as above.
+ */
+export function planDeltaResponse(watch: WatchState, generated: readonly XdsResource[], names: string[] | undefined, requested: boolean): DeltaResponse | undefined {
+  // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
+  // body-interning) an identity check, so a push to thousands of proxies stays cheap.
+  const changed: DeltaResource[] = [];
+  let known = 0;
+  for (let i = 0; i < generated.length; i++) {
+    const r = generated[i];
+    const had = watch.sent.getAt(i, r.name);
+    if (had !== undefined) {
+      known += 1;
+      if (had === r.body) continue;
+      const marked = markedVersion(had);
+      if (marked !== undefined ? marked === resourceVersion(r.body) : had.equals(r.body)) {
+        watch.sent.set(r.name, r.body);
+        continue;
+      }
+    }
+    changed.push({ name: r.name, body: r.body, version: resourceVersion(r.body) });
+  }
+  const removed: string[] = [];
+  if (names) {
+    // Generators answer only names asked for, each once: all of them answered, nothing went.
+    if (generated.length < names.length) {
+      const present = new Set(generated.map((r) => r.name));
+      for (const n of names) if (!present.has(n) && (requested || watch.sent.has(n))) removed.push(n);
+    }
+  } else if (known < watch.sent.size) {
+    const present = new Set(generated.map((r) => r.name));
+    for (const name of watch.sent.keys()) if (!present.has(name)) removed.push(name);
+  }
+  if (!requested && changed.length === 0 && removed.length === 0) return undefined;
+  return new DeltaResponse(watch, changed, removed);
+}
+
+/** How many of `resources` the proxy was sent (under the same name). */
+function countSent(sent: SentResources, resources: readonly XdsResource[]): number {
+  let n = 0;
+  for (let i = 0; i < resources.length; i++) if (sent.getAt(i, resources[i].name) !== undefined) n += 1;
+  return n;
+}
+
+function sameBody(a: Buffer | undefined, b: Buffer): boolean {
+  return a !== undefined && (a === b || a.equals(b));
+}
+
+function hasRemovals(sent: SentResources, resources: readonly XdsResource[]): boolean {
+  if (sent.size !== resources.length) return true;
+  return countSent(sent, resources) < resources.length;
+}
