@@ -94,7 +94,10 @@ export interface FilterContext {
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 }
 
-/** Builds a filter from its typed_config; registered by type URL. Throws on config it cannot honour (the proxy NACKs). */
+/**
+ * Builds a filter from its typed_config, once per listener config; contributed to the proxy
+ * (ProxyHttpFilterFactory) and looked up by type URL. Throws on config it cannot honour (the proxy NACKs).
+ */
 export interface HttpFilterFactory {
   readonly typeUrl: string;
   create(name: string, config: Record<string, unknown>, context: FilterContext): HttpFilter;
