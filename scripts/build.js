@@ -13,8 +13,10 @@ const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
 const buildInfo = path.join(dist, '.tsbuildinfo');
 // The directories tsconfig.json compiles (rootDir is the repository, outDir dist/).
-const SOURCE_DIRS = ['src', 'commands', 'test', 'bench'];
+const SOURCE_DIRS = ['src', 'commands', 'test', 'bench', 'examples'];
 const OUTPUT = /\.(js|js\.map|d\.ts|d\.ts\.map)$/;
+// Example plugins ship their .proto files next to their compiled code, as a package would.
+const ASSETS = { dir: 'examples', pattern: /\.proto$/ };
 
 function filesUnder(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -40,4 +42,13 @@ for (const dir of SOURCE_DIRS) {
   for (const output of filesUnder(path.join(dist, dir))) {
     if (OUTPUT.test(output) && !fs.existsSync(sourceOf(output))) fs.rmSync(output);
   }
+}
+
+for (const asset of filesUnder(path.join(root, ASSETS.dir)).filter((f) => ASSETS.pattern.test(f))) {
+  const copy = path.join(dist, path.relative(root, asset));
+  fs.mkdirSync(path.dirname(copy), { recursive: true });
+  fs.copyFileSync(asset, copy);
+}
+for (const copy of filesUnder(path.join(dist, ASSETS.dir)).filter((f) => ASSETS.pattern.test(f))) {
+  if (!fs.existsSync(path.join(root, path.relative(dist, copy)))) fs.rmSync(copy);
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Container, interfaces } from 'inversify';
 import type { Command, Config } from '@oclif/core';
+import { agentModule } from './modules/agent/module';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
@@ -19,8 +20,10 @@ import {
   OrderedContributionProvider,
   PluginStatus,
   pluginsModule,
+  ProtoRegistry,
   resolvePlugins,
 } from './modules/plugins';
+import { proxyModule } from './modules/proxy/module';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -59,6 +62,8 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     loggingModule(options.program),
     buildInfoModule(),
     configModule(),
+    proxyModule(),
+    agentModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),
@@ -67,6 +72,10 @@ export function createContainer(options: ContainerOptions): MeshContainer {
   bindContributionProviders(container);
   container.bind(CommandScope).toConstantValue(commandScope(container));
   container.bind(LegacyContainerToken).toConstantValue(container);
+  // Every program registers the enabled plugins' protos at start, before any xDS is encoded or
+  // decoded (the daemon encodes their typed_config, the agent decodes it). Cheap: parsing waits
+  // for the first use of the protobuf root.
+  container.get(ProtoRegistry).load();
   return { container, settings, plugins, commands: commandFactory(container) };
 }
 

@@ -1,10 +1,13 @@
 /**
- * The mesh's public API for plugin authors: the plugin decorator, contribution points,
- * the command decorator and base classes, settings and logging types.
+ * The mesh's public API for plugin authors: the plugin decorator, contribution points (the
+ * daemon's generators, the built-in proxy's filters, plugin protos), the built-in proxy's filter
+ * API, the command decorator and base classes, settings and logging types. A plugin imports
+ * only this (`import { meshPlugin } from 'mesh'`); examples/plugins/ shows one.
  */
 import 'reflect-metadata';
 export { injectable, inject } from 'inversify';
-export { meshPlugin, PluginOptions } from './modules/plugins';
+export { meshPlugin, PluginOptions, PluginPhase, ProtoContribution } from './modules/plugins';
+export { typeUrlOf } from './modules/envoy/type-urls';
 export { command, CommandContribution, MeshCommand, GroupCommand, CommandError } from './modules/cli';
 export * as flags from './modules/cli/flags';
 export { Settings, SettingsToken, Duration, SettingDefinition } from './modules/settings';
@@ -23,3 +26,17 @@ export {
 } from './modules/model/generator';
 export { PushContext, Proxy } from './modules/model';
 export { Service, ServicePort, ServiceEndpoint } from './modules/registry';
+export { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './modules/proxy/contributions';
+export {
+  HttpFilter,
+  HttpFilterFactory,
+  NetworkFilter,
+  NetworkFilterFactory,
+  FilterContext,
+  FilterOutcome,
+  CONTINUE,
+  passRequest,
+  ProxyHttpRequest,
+  ProxyHttpResponse,
+  ConnectionInfo,
+} from './modules/proxy/http/filter-api';

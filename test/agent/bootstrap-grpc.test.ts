@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { agentNode } from '../../src/modules/agent/node-identity';
+import { Settings } from '../../src/modules/settings';
 import { BootstrapError, buildGrpcBootstrap, GrpcBootstrapOptions, validateGrpcBootstrap, writeGrpcBootstrap, xdsSocketPath } from '../../src/modules/agent/bootstrap';
 
 // The validator @grpc/grpc-js-xds runs on the file named by GRPC_XDS_BOOTSTRAP.
@@ -15,15 +16,14 @@ describe('agent: the gRPC bootstrap (GRPC_XDS_BOOTSTRAP)', () => {
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-grpc-bootstrap-'));
-    const node = agentNode({
-      env: { MESH_METAJSON_LABELS: '{"app":"echo"}', MESH_META_CLUSTER_ID: 'east' },
-      instanceIp: '10.1.2.4',
-      podName: 'echo-1',
-      podNamespace: 'foo',
-      domain: '',
-      serviceCluster: 'echo.foo',
-      interceptionMode: 'NONE',
+    const settings = new Settings('pilot-agent', {
+      MESH_METAJSON_LABELS: '{"app":"echo"}',
+      MESH_META_CLUSTER_ID: 'east',
+      INSTANCE_IP: '10.1.2.4',
+      POD_NAME: 'echo-1',
+      POD_NAMESPACE: 'foo',
     });
+    const node = agentNode(settings, { domain: '', serviceCluster: 'echo.foo', interceptionMode: 'NONE' });
     options = { node, xdsSocketPath: xdsSocketPath(path.relative(process.cwd(), path.join(dir, 'etc', 'mesh', 'proxy'))) };
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { agentNode } from '../../src/modules/agent/node-identity';
+import { Settings } from '../../src/modules/settings';
 import {
   BOOTSTRAP_TYPE,
   BootstrapError,
@@ -21,15 +22,14 @@ import { decodeMessage } from '../../src/modules/envoy/protos';
 type Obj = Record<string, any>;
 
 function inputs(dir: string, extra: Partial<EnvoyBootstrapInputs> = {}): EnvoyBootstrapInputs {
-  const node = agentNode({
-    env: { MESH_METAJSON_LABELS: '{"app":"shop","version":"v1"}', MESH_META_CLUSTER_ID: 'east' },
-    instanceIp: '10.1.2.3',
-    podName: 'shop-1',
-    podNamespace: 'foo',
-    domain: '',
-    serviceCluster: 'shop.foo',
-    interceptionMode: 'REDIRECT',
+  const settings = new Settings('pilot-agent', {
+    MESH_METAJSON_LABELS: '{"app":"shop","version":"v1"}',
+    MESH_META_CLUSTER_ID: 'east',
+    INSTANCE_IP: '10.1.2.3',
+    POD_NAME: 'shop-1',
+    POD_NAMESPACE: 'foo',
   });
+  const node = agentNode(settings, { domain: '', serviceCluster: 'shop.foo', interceptionMode: 'REDIRECT' });
   const configPath = path.join(dir, 'etc', 'mesh', 'proxy');
   return {
     node,

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DnsProxyServer, NameTableClient } from '../../src/modules/agent/dns';
 import { agentNode } from '../../src/modules/agent/node-identity';
+import { Settings } from '../../src/modules/settings';
 import { startDaemon } from '../helpers/daemon';
 import { serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
 import { ask, dataOf, resolvConf, startUpstream } from './dns-helpers';
@@ -34,15 +35,8 @@ describe('DNS proxy end to end: the daemon\'s name table through NDS', function 
     const upstream = await startUpstream((q) => (q.name === 'www.outside.test' ? { answers: [{ type: 'A', name: q.name, ttl: 60, class: 'IN', data: '198.51.100.7' }] } : { rcode: 3 }));
     const daemon = await startDaemon(['--configDir', dir]);
     // The node as `pilot-agent proxy` presents it, with MESH_META_DNS_CAPTURE=true.
-    const node = agentNode({
-      env: { MESH_META_DNS_CAPTURE: 'true' },
-      instanceIp: '10.9.0.1',
-      podName: 'app',
-      podNamespace: 'foo',
-      domain: '',
-      serviceCluster: 'mesh-proxy',
-      interceptionMode: 'NONE',
-    });
+    const settings = new Settings('pilot-agent', { MESH_META_DNS_CAPTURE: 'true', INSTANCE_IP: '10.9.0.1', POD_NAME: 'app', POD_NAMESPACE: 'foo' });
+    const node = agentNode(settings, { domain: '', serviceCluster: 'mesh-proxy', interceptionMode: 'NONE' });
     const logs: string[] = [];
     const dns = new DnsProxyServer({
       address: '127.0.0.1:0',

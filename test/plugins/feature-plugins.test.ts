@@ -124,6 +124,8 @@ describe('built-in feature plugins (through the container)', () => {
       'endpoint-telemetry-labels': true,
       http10: false,
       'sidecar-use-remote-address': false,
+      'jwt-authn': true,
+      rbac: true,
     });
     expect(plugins.every((p) => p.source === 'built-in')).to.equal(true);
     const g = generate({}, push, proxy);
@@ -393,6 +395,8 @@ describe('meshctl experimental plugins lists the built-in plugins', () => {
     ['endpoint-telemetry-labels', 'PILOT_ENDPOINT_TELEMETRY_LABEL', true],
     ['http10', 'PILOT_HTTP10', false],
     ['sidecar-use-remote-address', 'PILOT_SIDECAR_USE_REMOTE_ADDRESS', false],
+    ['jwt-authn', 'MESH_ENABLE_JWT_AUTHN_FILTER', true],
+    ['rbac', 'MESH_ENABLE_RBAC_FILTER', true],
   ] as const;
 
   it('with their defaults, and says so', async () => {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BuiltInProxy } from '../../src/modules/proxy/builtin-proxy';
+import { builtInProxy } from '../helpers/builtin-proxy';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
 import { serviceEntryYaml, workloadServiceYaml } from '../helpers/push';
@@ -34,14 +35,12 @@ describe('built-in proxy: xDS to real HTTP and TCP traffic', function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-proxy-'));
     fs.writeFileSync(path.join(dir, 'mesh.yaml'), services(app.port));
     daemon = await startDaemon(['--configDir', dir], { PILOT_DEBOUNCE_AFTER: '10ms' });
-    proxy = new BuiltInProxy({
+    proxy = builtInProxy();
+    proxy.start({
       discoveryAddress: `127.0.0.1:${daemon.grpcPort}`,
       node: proxyNode('127.0.0.41', { app: 'web' }),
-      httpFilters: [],
-      networkFilters: [],
       log: (level, message) => logs.push(`${level} ${message}`),
     });
-    proxy.start();
     await proxy.whenReady();
   });
 

@@ -9,57 +9,29 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { ScopedLogger } from '../logging';
+import { inject, injectable } from 'inversify';
+import { Logging, LoggingToken } from '../logging/logging';
 import { BuiltInProxy } from '../proxy/builtin-proxy';
-import { BUILTIN_HTTP_FILTERS, BUILTIN_NETWORK_FILTERS } from '../proxy/builtin-filters';
-import type { AdsNode } from '../proxy/xds/xds-client';
+import { Settings, SettingsToken } from '../settings/settings';
+import { UserError } from '../shared/user-error';
 import { AgentMetrics } from './metrics';
 import { BuiltInAdminServer } from './builtin-admin';
-import { ProxyConfig } from './proxy-config';
-import { AgentSecurity, AgentSecurityOptions } from './security/agent-security';
+import { AgentFlags, AgentFlagsToken, AgentOptions, agentOptions } from './options';
+import { AgentSecurity } from './security/agent-security';
 import { StatusServer } from './status-server';
 import { XdsProxy } from './xds-proxy';
 import { DnsProxyServer, NameTableClient } from './dns';
-import { DEFAULT_SDS_SOCKET_PATH, EnvoyArgsOptions, EnvoyBootstrapInputs, envoyArgs, writeEnvoyBootstrap, writeGrpcBootstrap, xdsSocketPath } from './bootstrap';
-import { AppProbers } from './probes';
+import { DEFAULT_SDS_SOCKET_PATH, envoyArgs, writeEnvoyBootstrap, writeGrpcBootstrap, xdsSocketPath } from './bootstrap';
 
-export class AgentStartError extends Error {}
+export class AgentStartError extends UserError {}
 
-export interface DrainOptions {
-  /** MINIMUM_DRAIN_DURATION: how long the agent stays up, not ready, after a stop signal. */
-  minimumMs: number;
-  /** EXIT_ON_ZERO_ACTIVE_CONNECTIONS: then wait (up to drainDuration) until no connection is open. */
-  exitOnZeroActiveConnections: boolean;
-  /** ProxyConfig drainDuration: the longest wait for connections to close. */
-  maxMs: number;
-}
-
-export interface AgentOptions {
-  proxyConfig: ProxyConfig;
-  node: AdsNode;
-  statusPort: number;
-  log: ScopedLogger;
-  /** Workload certificates; required for controlPlaneAuthPolicy MUTUAL_TLS, optional otherwise (data-plane mTLS). */
-  security?: AgentSecurityOptions;
-  drain: DrainOptions;
-  /** What the Envoy bootstrap and command line need beyond ProxyConfig (used when Envoy runs). */
-  envoy: Omit<EnvoyBootstrapInputs, 'node' | 'proxyAdminPort' | 'agentStatusPort' | 'xdsSocketPath' | 'sdsSocketPath' | 'configPath' | 'discoveryAddress' | 'stripFragmentFromPath'> &
-    Omit<EnvoyArgsOptions, 'bootstrapFile' | 'drainDuration' | 'ipFamily'>;
-  /** GRPC_XDS_BOOTSTRAP when set in the environment: the bootstrap written for proxyless gRPC apps. */
-  grpcBootstrapPath?: string;
-  /** MESH_ORCH_APP_PROBERS, parsed. */
-  appProbers?: AppProbers;
-  /** Called when the proxy process ends on its own (the command then exits non-zero). */
-  onProxyExit?: (message: string) => void;
-  /** DNS_PROXY_ADDR and DNS_FORWARD_PARALLEL; the proxy runs when node metadata DNS_CAPTURE or ENABLE_DNS_SERVER is true. */
-  dns: { address: string; forwardParallel: boolean };
-  /** GRPC_KEEPALIVE_INTERVAL and GRPC_KEEPALIVE_TIMEOUT: how soon a daemon that stopped answering is noticed. */
-  keepalive?: { intervalMs: number; timeoutMs: number };
-  /** HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED, for Envoy (a runtime flag) and the built-in proxy alike. */
-  stripFragmentFromPath: boolean;
-}
-
+/**
+ * Resolved with the command's flags bound (AgentFlagsToken); its options come from them and the
+ * settings (options.ts), so a bad value fails the resolution with the UserError naming it.
+ */
+@injectable()
 export class Agent {
+  private readonly options: AgentOptions;
   private proxy?: BuiltInProxy;
   private admin?: BuiltInAdminServer;
   private status?: StatusServer;
@@ -68,15 +40,38 @@ export class Agent {
   private dns?: DnsProxyServer;
   private envoy?: ChildProcess;
   private nameTables?: NameTableClient;
+  private proxyExitListener?: (message: string) => void;
   private waitingFor: string | undefined = 'starting';
   private draining = false;
   private proxyless = false;
   private stopped = false;
   readonly metrics = new AgentMetrics();
 
-  constructor(private readonly options: AgentOptions) {}
+  constructor(
+    @inject(SettingsToken) settings: Settings,
+    @inject(AgentFlagsToken) flags: AgentFlags,
+    @inject(LoggingToken) logging: Logging,
+    @inject(BuiltInProxy) private readonly builtIn: BuiltInProxy,
+  ) {
+    this.options = agentOptions(settings, flags, logging.scope('default'));
+  }
 
+  /** Called when the proxy process ends on its own (the command then exits non-zero); the agent has logged it. */
+  onProxyExit(listener: (message: string) => void): void {
+    this.proxyExitListener = listener;
+  }
+
+  /** Starts everything; a system error at start (a port in use, a file it cannot write) is the user's to fix. */
   async start(): Promise<void> {
+    try {
+      await this.startAll();
+    } catch (err) {
+      if (err instanceof UserError || !(err as NodeJS.ErrnoException).code) throw err;
+      throw new AgentStartError((err as Error).message);
+    }
+  }
+
+  private async startAll(): Promise<void> {
     const { proxyConfig, log } = this.options;
     const envoy = fs.existsSync(proxyConfig.binaryPath);
     if (!envoy && proxyConfig.interceptionMode !== 'NONE') {
@@ -149,21 +144,19 @@ export class Agent {
   private async startBuiltIn(discoveryAddress: string, sdsSocketPath: string | undefined): Promise<void> {
     const { proxyConfig, log } = this.options;
     log.info(`no Envoy binary at ${proxyConfig.binaryPath}: starting the built-in proxy`, { discoveryAddress: proxyConfig.discoveryAddress, node: this.options.node.id });
-    this.proxy = new BuiltInProxy({
+    this.proxy = this.builtIn;
+    this.admin = new BuiltInAdminServer(this.proxy);
+    const adminPort = await this.admin.start(proxyConfig.proxyAdminPort);
+    log.info(`proxy admin listening on 127.0.0.1:${adminPort}`);
+    this.proxy.start({
       discoveryAddress,
       node: this.options.node,
-      httpFilters: BUILTIN_HTTP_FILTERS,
-      networkFilters: BUILTIN_NETWORK_FILTERS,
       sdsSocketPath,
       // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
       protocol: this.options.envoy.delta ? 'delta' : 'sotw',
       stripFragmentFromPath: this.options.stripFragmentFromPath,
       log: (level, message) => log[level](message),
     });
-    this.admin = new BuiltInAdminServer(this.proxy);
-    const adminPort = await this.admin.start(proxyConfig.proxyAdminPort);
-    log.info(`proxy admin listening on 127.0.0.1:${adminPort}`);
-    this.proxy.start();
   }
 
   /** Envoy with the bootstrap written under configPath; its output goes to the agent's log. */
@@ -188,11 +181,16 @@ export class Agent {
     const forward = (chunk: Buffer) => process.stderr.write(chunk);
     child.stdout.on('data', forward);
     child.stderr.on('data', forward);
-    child.on('error', (err) => this.options.onProxyExit?.(`Envoy could not start: ${err.message}`));
+    child.on('error', (err) => this.proxyExited(`Envoy could not start: ${err.message}`));
     child.on('exit', (code, signal) => {
       this.envoy = undefined;
-      if (!this.stopped) this.options.onProxyExit?.(`Envoy exited (${signal ?? `code ${code}`})`);
+      if (!this.stopped) this.proxyExited(`Envoy exited (${signal ?? `code ${code}`})`);
     });
+  }
+
+  private proxyExited(message: string): void {
+    this.options.log.error(message);
+    this.proxyExitListener?.(message);
   }
 
   /**
@@ -202,6 +200,7 @@ export class Agent {
    */
   async stop(): Promise<void> {
     const { drain, log } = this.options;
+    log.info('stopping the proxy');
     this.draining = true;
     if (this.proxy && drain.minimumMs > 0) {
       log.info(`draining for ${drain.minimumMs} ms`);

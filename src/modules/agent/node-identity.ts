@@ -1,47 +1,48 @@
 /**
  * The xDS node the agent presents (DESIGN.md §1): ID `sidecar~<ip>~<pod>.<ns>~<domain>` and
  * metadata NAMESPACE, LABELS (from MESH_METAJSON_LABELS), INSTANCE_IPS, INTERCEPTION_MODE,
- * and every MESH_META_<NAME> variable as <NAME>.
+ * and every MESH_META_<NAME> variable as <NAME>, all read through the agent's settings.
  */
 import type { AdsNode } from '../proxy/xds/xds-client';
+import type { Settings } from '../settings/settings';
+import { UserError } from '../shared/user-error';
 import { InterceptionMode } from './proxy-config';
 
+/** What the node takes besides settings: the command's flags and the ProxyConfig. */
 export interface NodeInputs {
-  env: NodeJS.ProcessEnv;
-  instanceIp: string;
-  podName: string;
-  podNamespace: string;
   /** `--domain`; empty means `<namespace>.svc.cluster.local`. */
   domain: string;
   serviceCluster: string;
   interceptionMode: InterceptionMode;
 }
 
-export class NodeIdentityError extends Error {}
+export class NodeIdentityError extends UserError {}
 
-export function agentNode(inputs: NodeInputs): AdsNode {
-  const { env } = inputs;
-  const domain = inputs.domain || `${inputs.podNamespace}.svc.cluster.local`;
+export function agentNode(settings: Settings, inputs: NodeInputs): AdsNode {
+  const instanceIp = settings.string('INSTANCE_IP');
+  if (!instanceIp) throw new NodeIdentityError('INSTANCE_IP is not set: the agent needs the workload address its listeners bind and the daemon knows it by');
+  // POD_NAME and POD_NAMESPACE are the orchestrator's downward-API variables (defaults `workload`, `default`).
+  const podName = settings.string('POD_NAME');
+  const podNamespace = settings.string('POD_NAMESPACE');
+  const domain = inputs.domain || `${podNamespace}.svc.cluster.local`;
+  const labelsJson = settings.string('MESH_METAJSON_LABELS');
   let labels: Record<string, string> = {};
-  if (env.MESH_METAJSON_LABELS) {
+  if (labelsJson) {
     try {
-      const parsed = JSON.parse(env.MESH_METAJSON_LABELS);
+      const parsed = JSON.parse(labelsJson);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
       labels = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
     } catch (e) {
       throw new NodeIdentityError(`MESH_METAJSON_LABELS: must be a JSON object of labels: ${(e as Error).message}`);
     }
   }
-  const metadata: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (k.startsWith('MESH_META_') && v !== undefined) metadata[k.slice('MESH_META_'.length)] = v;
-  }
+  const metadata: Record<string, unknown> = { ...settings.family('MESH_META_') };
   Object.assign(metadata, {
-    NAMESPACE: inputs.podNamespace,
+    NAMESPACE: podNamespace,
     LABELS: labels,
-    INSTANCE_IPS: inputs.instanceIp,
+    INSTANCE_IPS: instanceIp,
     INTERCEPTION_MODE: inputs.interceptionMode,
-    NAME: inputs.podName,
+    NAME: podName,
   });
-  return { id: `sidecar~${inputs.instanceIp}~${inputs.podName}.${inputs.podNamespace}~${domain}`, cluster: inputs.serviceCluster, metadata };
+  return { id: `sidecar~${instanceIp}~${podName}.${podNamespace}~${domain}`, cluster: inputs.serviceCluster, metadata };
 }

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { UserError } from '../shared/user-error';
 
 export type InterceptionMode = 'REDIRECT' | 'TPROXY' | 'NONE';
 
@@ -29,7 +30,7 @@ export const DEFAULT_PROXY_CONFIG: ProxyConfig = {
   drainDuration: '45s',
 };
 
-export class ProxyConfigError extends Error {}
+export class ProxyConfigError extends UserError {}
 
 /**
  * Reads the mesh config file (absent is fine: defaults apply) and `PROXY_CONFIG`. Unknown
@@ -38,12 +39,21 @@ export class ProxyConfigError extends Error {}
 export function loadProxyConfig(meshConfigPath: string, proxyConfigEnv: string | undefined): ProxyConfig {
   let config: ProxyConfig = { ...DEFAULT_PROXY_CONFIG };
   if (fs.existsSync(meshConfigPath) && fs.statSync(meshConfigPath).isFile()) {
-    const mesh = parseDocument(fs.readFileSync(meshConfigPath, 'utf8'), meshConfigPath);
+    const mesh = parseDocument(readMeshConfig(meshConfigPath), meshConfigPath);
     const defaults = (mesh as Record<string, unknown> | undefined)?.defaultConfig;
     if (defaults !== undefined) config = merge(config, defaults, `${meshConfigPath}: defaultConfig`);
   }
   if (proxyConfigEnv?.trim()) config = merge(config, parseDocument(proxyConfigEnv, 'PROXY_CONFIG'), 'PROXY_CONFIG');
   return config;
+}
+
+function readMeshConfig(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    // Unreadable (permissions...): the user's to fix, said in one line.
+    throw new ProxyConfigError(`${file}: ${(e as Error).message}`);
+  }
 }
 
 function parseDocument(text: string, where: string): unknown {

@@ -4,9 +4,9 @@ import * as protobuf from 'protobufjs';
 
 /**
  * Envoy v3 protos, loaded with protobufjs from the copies `@grpc/grpc-js-xds` ships (its
- * `deps/`), plus the few contrib protos it lacks (our `protos/`). Field names keep the
- * proto's snake_case, so objects read like Envoy's YAML; `typed_config` and other Any
- * fields are written `{ '@type': 'type.googleapis.com/<message>', ...fields }`.
+ * `deps/`), plus the few contrib protos it lacks (our `protos/`), plus those plugins bring
+ * (`addEnvoyProtos`). Field names keep the proto's snake_case, so objects read like Envoy's
+ * YAML; `typed_config` and other Any fields are written `{ '@type': 'type.googleapis.com/<message>', ...fields }`.
  */
 const PROTO_FILES = [
   'envoy/service/discovery/v3/ads.proto',
@@ -35,19 +35,23 @@ const PROTO_FILES = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'udpa/type/v1/typed_struct.proto',
   'contrib/envoy/extensions/filters/network/mysql_proxy/v3/mysql_proxy.proto',
-  'mesh/filters/http/alpn/v1/alpn.proto',
-  'mesh/filters/network/metadata_exchange/v1/metadata_exchange.proto',
   'mesh/networking/nds/v1/nds.proto',
 ];
 
 const STRUCT_PROTO = 'google/protobuf/struct.proto';
 
+/** The mesh's own proto include root (`protos/` of the package), where its built-in plugins' protos live too. */
+export const MESH_PROTO_ROOT = path.resolve(__dirname, '..', '..', '..', '..', 'protos');
+
 let loaded: protobuf.Root | undefined;
+/** Include roots plugins added, searched after the core ones so no plugin shadows an Envoy proto. */
+const pluginRoots: string[] = [];
+/** Plugin files waiting for the root to be built (it is built on first use, not at start). */
+const pending: string[] = [];
 
 function includeDirs(): string[] {
   const xdsDeps = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
-  const ours = path.resolve(__dirname, '..', '..', '..', '..', 'protos');
-  return [ours, ...['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((d) => path.join(xdsDeps, d))];
+  return [MESH_PROTO_ROOT, ...['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((d) => path.join(xdsDeps, d))];
 }
 
 /** The shared protobuf root with every message the daemon sends; loaded once per process. */
@@ -66,15 +70,26 @@ export function envoyProtos(): protobuf.Root {
     // which protobufjs would swap for its camelCase bundled copy); other well-known types are bundled.
     if (target === STRUCT_PROTO) return path.join(dirs[0], 'wkt', 'struct.proto');
     if (target.startsWith('google/protobuf/')) return target;
-    for (const dir of dirs) {
+    for (const dir of [...dirs, ...pluginRoots]) {
       const candidate = path.join(dir, target);
       if (fs.existsSync(candidate)) return candidate;
     }
     return protobuf.util.path.resolve(origin, target);
   };
-  loadFiles(root, PROTO_FILES);
+  loadFiles(root, [...PROTO_FILES, ...pending.splice(0)]);
   loaded = root;
   return root;
+}
+
+/**
+ * Adds a plugin's proto files (paths relative to `root`, its include directory) to the shared
+ * root: at once if the root is built, else when it is. Imports resolve against the core
+ * directories, then every plugin root. Files already loaded are skipped.
+ */
+export function addEnvoyProtos(root: string, files: readonly string[]): void {
+  if (!pluginRoots.includes(root)) pluginRoots.push(root);
+  if (loaded) loadFiles(loaded, [...files]);
+  else pending.push(...files);
 }
 
 function loadFiles(root: protobuf.Root, files: string[]): void {

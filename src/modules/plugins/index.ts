@@ -3,3 +3,4 @@ export { ContributionProvider, ContributionPointToken, declareContributionPoint,
 export { loadPluginModules, PluginLoadError, LoadedPluginModule } from './loader';
 export { resolvePlugins, PluginStatus, PluginStatusToken } from './resolution';
 export { pluginsModule } from './module';
+export { ProtoContribution, ProtoRegistry } from './proto-registry';

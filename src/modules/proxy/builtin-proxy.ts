@@ -3,25 +3,27 @@
  * listeners and routes to the data plane in this process. It is ready once its first
  * clusters and listeners are applied and every route table they name has arrived.
  */
+import { inject, injectable, named } from 'inversify';
+import * as grpc from '@grpc/grpc-js';
 import { TypeUrl } from '../envoy/type-urls';
+import { ContributionProvider } from '../plugins/contribution-provider';
+import { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './contributions';
 import { AdsNode, ResourceMap, XdsClient, XdsProtocol } from './xds/xds-client';
-import { FilterContext, HttpFilterFactory, NetworkFilterFactory } from './http/filter-api';
+import { FilterContext } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';
 import { Router } from './http/router';
 import { RouteTable } from './http/routing';
 import { ListenerManager } from './listeners/listener-manager';
 import { ClusterManager } from './upstream/cluster-manager';
-import * as grpc from '@grpc/grpc-js';
 import { SdsClient, SecretStore } from './tls/secrets';
 
 export type ProxyLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
+/** Where and how the proxy runs, given when it starts (the agent knows its xDS socket only then). */
 export interface BuiltInProxyOptions {
-  /** `host:port` of the daemon's xDS server. */
+  /** `host:port` of the daemon's xDS server, or `unix:<path>` of the agent's xDS proxy. */
   discoveryAddress: string;
   node: AdsNode;
-  httpFilters: readonly HttpFilterFactory[];
-  networkFilters: readonly NetworkFilterFactory[];
   log: ProxyLog;
   /** Asked for on each new channel to the daemon; default plain text. */
   credentials?: () => grpc.ChannelCredentials;
@@ -45,52 +47,73 @@ export interface AppliedConfig {
   versions: Record<string, string>;
 }
 
+/** The parts that exist once the proxy is started. */
+interface Running {
+  options: BuiltInProxyOptions;
+  listeners: ListenerManager;
+  ads: XdsClient;
+  sds?: SdsClient;
+}
+
+/**
+ * Resolved from the container with the filter factories its core and the enabled plugins
+ * contribute (looked up by type URL once per proxy, not per request); started with `start`.
+ */
+@injectable()
 export class BuiltInProxy {
   readonly secrets = new SecretStore();
   readonly clusters = new ClusterManager(this.secrets);
-  private readonly sds: SdsClient | undefined;
   /** Route tables by name, compiled as they arrive. */
   private readonly routes = new Map<string, RouteTable>();
-  private readonly listeners: ListenerManager;
-  private readonly router: Router;
-  private readonly ads: XdsClient;
+  private readonly registry: FilterRegistry;
+  private readonly router = new Router(this.clusters);
   private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), versions: {} };
+  private running?: Running;
   private clustersApplied = false;
   private listenersApplied = false;
   private readyWaiters: Array<() => void> = [];
   private wasReady = false;
 
-  constructor(private readonly options: BuiltInProxyOptions) {
-    const context: FilterContext = { now: options.now ?? Date.now, log: (level, message) => options.log(level, message) };
-    this.router = new Router(this.clusters);
-    this.listeners = new ListenerManager({
-      registry: new FilterRegistry(options.httpFilters, options.networkFilters),
+  constructor(
+    @inject(ContributionProvider) @named(ProxyHttpFilterFactory) httpFilters: ContributionProvider<ProxyHttpFilterFactory>,
+    @inject(ContributionProvider) @named(ProxyNetworkFilterFactory) networkFilters: ContributionProvider<ProxyNetworkFilterFactory>,
+  ) {
+    this.registry = new FilterRegistry(httpFilters.getContributions(), networkFilters.getContributions());
+  }
+
+  /** Connects to the daemon (or the agent's xDS proxy) and serves what it sends. */
+  start(options: BuiltInProxyOptions): void {
+    if (this.running) throw new Error('the built-in proxy is already started');
+    const log = options.log;
+    const context: FilterContext = { now: options.now ?? Date.now, log: (level, message) => log(level, message) };
+    const listeners = new ListenerManager({
+      registry: this.registry,
       context,
       routes: { get: (name) => this.routes.get(name) },
       router: this.router,
       clusters: this.clusters,
       secrets: this.secrets,
       pathFlags: { stripFragmentFromPath: options.stripFragmentFromPath ?? true },
-      log: (level, message) => options.log(level, message),
+      log: (level, message) => log(level, message),
     });
-    this.sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, (level, message) => options.log(level, message)) : undefined;
-    this.ads = new XdsClient(
+    const sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, (level, message) => log(level, message)) : undefined;
+    const ads = new XdsClient(
       { address: options.discoveryAddress, node: options.node, credentials: options.credentials, channelOptions: options.channelOptions, protocol: options.protocol },
-      { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log: options.log },
+      { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log },
     );
-  }
-
-  start(): void {
-    this.sds?.start();
-    this.ads.start();
+    this.running = { options, listeners, ads, sds };
+    sds?.start();
+    ads.start();
   }
 
   /** Ready: first clusters and listeners applied, and every route table they name received. */
   ready(): boolean {
-    const ok = this.clustersApplied && this.listenersApplied && this.listeners.routeNames().every((n) => this.routes.has(n));
+    const running = this.running;
+    if (!running) return false;
+    const ok = this.clustersApplied && this.listenersApplied && running.listeners.routeNames().every((n) => this.routes.has(n));
     if (ok && !this.wasReady) {
       this.wasReady = true;
-      this.options.log('info', `built-in proxy ready: listeners ${Object.values(this.listeners.bound()).join(', ') || '(none)'}`);
+      running.options.log('info', `built-in proxy ready: listeners ${Object.values(running.listeners.bound()).join(', ') || '(none)'}`);
       for (const w of this.readyWaiters.splice(0)) w();
     }
     return ok;
@@ -102,7 +125,7 @@ export class BuiltInProxy {
   }
 
   connected(): boolean {
-    return this.ads.connected;
+    return this.running?.ads.connected ?? false;
   }
 
   config(): AppliedConfig {
@@ -110,39 +133,41 @@ export class BuiltInProxy {
   }
 
   activeConnections(): number {
-    return this.listeners.activeConnections();
+    return this.running?.listeners.activeConnections() ?? 0;
   }
 
   boundListeners(): Record<string, string> {
-    return this.listeners.bound();
+    return this.running?.listeners.bound() ?? {};
   }
 
   async stop(): Promise<void> {
-    this.ads.stop();
-    this.sds?.stop();
-    await this.listeners.stop();
+    const running = this.running;
+    running?.ads.stop();
+    running?.sds?.stop();
+    await running?.listeners.stop();
     this.router.close();
   }
 
   private async apply(typeUrl: string, resources: ResourceMap): Promise<void> {
+    const { ads, listeners } = this.running!;
     switch (typeUrl) {
       case TypeUrl.Cluster:
         this.clusters.applyClusters(resources);
         this.applied.clusters = resources;
         this.clustersApplied = true;
-        this.ads.subscribe(TypeUrl.ClusterLoadAssignment, this.clusters.edsNames());
+        ads.subscribe(TypeUrl.ClusterLoadAssignment, this.clusters.edsNames());
         break;
       case TypeUrl.ClusterLoadAssignment:
         this.clusters.applyEndpoints(resources);
         for (const [n, r] of resources) this.applied.endpoints.set(n, r);
         break;
       case TypeUrl.Listener:
-        await this.listeners.apply(resources);
+        await listeners.apply(resources);
         this.applied.listeners = resources;
         this.listenersApplied = true;
-        this.ads.subscribe(TypeUrl.RouteConfiguration, this.listeners.routeNames());
+        ads.subscribe(TypeUrl.RouteConfiguration, listeners.routeNames());
         for (const name of [...this.routes.keys()]) {
-          if (!this.listeners.routeNames().includes(name)) {
+          if (!listeners.routeNames().includes(name)) {
             this.routes.delete(name);
             this.applied.routes.delete(name);
           }

@@ -1,9 +1,10 @@
 import { EnvoyFilter, FilterChainContext, HttpFilterContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
-import { typeUrlOf } from '../../modules/envoy/type-urls';
+import { ALPN_FILTER_TYPE } from './protos';
 
+export { ALPN_FILTER_TYPE, AlpnFilterProtos } from './protos';
+export { AlpnFilterProxyFilter } from './proxy-filter';
 export const ALPN_FILTER = 'mesh.alpn';
-export const ALPN_FILTER_TYPE = typeUrlOf('mesh.filters.http.alpn.v1.FilterConfig');
 
 /**
  * The ALPN each upstream protocol is offered with: the mesh's own value first (the peer's

@@ -3,10 +3,11 @@ import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterCo
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { isHttpProtocol } from '../../modules/registry/model';
 import { Settings, SettingsToken } from '../../modules/settings/settings';
-import { typeUrlOf } from '../../modules/envoy/type-urls';
+import { METADATA_EXCHANGE_TYPE } from './protos';
 
+export { METADATA_EXCHANGE_TYPE, MetadataExchangeProtos } from './protos';
+export { MetadataExchangeProxyHttpFilter, MetadataExchangeProxyNetworkFilter } from './proxy-filter';
 export const METADATA_EXCHANGE_FILTER = 'mesh.metadata_exchange';
-export const METADATA_EXCHANGE_TYPE = typeUrlOf('mesh.filters.network.metadata_exchange.v1.MetadataExchange');
 /** The ALPN protocol that announces the exchange. */
 export const METADATA_EXCHANGE_PROTOCOL = 'mesh-peer-exchange';
 

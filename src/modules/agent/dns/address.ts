@@ -1,9 +1,10 @@
 /** DNS_PROXY_ADDR: where the agent's DNS proxy listens (`host:port`, default `localhost:15053`). */
 import { isIP } from 'node:net';
+import { UserError } from '../../shared/user-error';
 
 export const DEFAULT_DNS_PROXY_ADDR = 'localhost:15053';
 
-export class DnsProxyAddressError extends Error {}
+export class DnsProxyAddressError extends UserError {}
 
 export interface DnsProxyAddress {
   /** As written: `localhost`, an IPv4 or IPv6 address (without brackets), or a host name. */

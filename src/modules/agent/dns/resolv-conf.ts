@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { isIP } from 'node:net';
+import { UserError } from '../../shared/user-error';
 
 export interface Upstream {
   host: string;
@@ -15,7 +16,7 @@ export interface ResolvConf {
   search: string[];
 }
 
-export class ResolvConfError extends Error {}
+export class ResolvConfError extends UserError {}
 
 /**
  * Reads `nameserver` and `search`/`domain` lines (the last of those two wins, as in the C

@@ -14,8 +14,9 @@
  * probe fields the orchestrator knows (periodSeconds, failureThreshold...) are the kubelet's
  * business and are ignored here.
  */
+import { UserError } from '../../shared/user-error';
 
-export class AppProbersError extends Error {}
+export class AppProbersError extends UserError {}
 
 export interface HttpHeader {
   name: string;

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULT_SDS_SOCKET_PATH } from '../bootstrap';
 import { Backoff } from '../../shared/backoff';
+import { UserError } from '../../shared/user-error';
 import { CA_FIRST_CERTIFICATE_BACKOFF, CaClient } from './ca-client';
 import { SdsServer } from './sds-server';
 import { KeySpec } from './workload-key';
@@ -29,7 +30,7 @@ export interface AgentSecurityOptions {
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
-export class AgentSecurityError extends Error {}
+export class AgentSecurityError extends UserError {}
 
 /** The name the daemon's certificate is checked against. */
 export function daemonServerName(address: string, meshdSan: string | undefined): string {

@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import { decodeJwt } from 'jose';
 import { identityOfSubject } from '../../security/ca';
+import { UserError } from '../../shared/user-error';
 
-export class TokenError extends Error {}
+export class TokenError extends UserError {}
 
 const POLICY_PATHS: Record<string, string> = {
   'third-party-jwt': './var/run/secrets/tokens/mesh-token',

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { UserError } from '../../shared/user-error';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
-export class WorkloadKeyError extends Error {}
+export class WorkloadKeyError extends UserError {}
 
 /** How the agent makes its private key: RSA by default, ECDSA per ECC_SIGNATURE_ALGORITHM/ECC_CURVE. */
 export type KeySpec = { kind: 'RSA'; bits: number } | { kind: 'ECDSA'; curve: 'P-256' | 'P-384' };

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Decoded } from '../xds/xds-client';
-import { ConnectionInfo, FilterContext, HttpFilter, ProxyHttpRequest } from './filter-api';
+import { ConnectionInfo, FilterContext, HttpFilter, passRequest, ProxyHttpRequest } from './filter-api';
 import { FilterRegistry } from './filter-registry';
 import { sendLocalReply } from './local-reply';
 import { normalizeRequestPath, PathNormalization, pathNormalizationOf, PathRuntimeFlags } from './path-normalization';
@@ -27,6 +27,10 @@ type TaggedSocket = Socket & { [CONNECTION_INFO]?: ConnectionInfo };
 
 export class HttpConnectionManager {
   private readonly filters: HttpFilter[];
+  /** The filters with work on requests, in chain order. */
+  private readonly requestFilters: HttpFilter[];
+  /** The filters with a response hook, in Envoy's encoder order (reversed); undefined when none has one. */
+  private readonly responseFilters?: HttpFilter[];
   private readonly server: http.Server;
   readonly routeConfigName?: string;
   private readonly inlineRoutes?: RouteTable;
@@ -46,6 +50,9 @@ export class HttpConnectionManager {
     else if (config.route_config) this.inlineRoutes = new RouteTable(config.route_config);
     else throw new Error('http_connection_manager has neither rds nor route_config');
     this.filters = registry.httpFilters((config.http_filters ?? []) as Decoded[], context);
+    this.requestFilters = this.filters.filter((f) => f.onRequest !== passRequest);
+    const responding = this.filters.filter((f) => f.onResponse).reverse();
+    if (responding.length > 0) this.responseFilters = responding;
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 60_000;
   }
@@ -81,7 +88,7 @@ export class HttpConnectionManager {
     }
     const request = toProxyRequest(req, info, path.path, target.authority);
     try {
-      for (const filter of this.filters) {
+      for (const filter of this.requestFilters) {
         const outcome = await filter.onRequest(request);
         if (outcome.kind === 'respond') {
           sendLocalReply(res, outcome.status, outcome.body, outcome.headers);
@@ -101,7 +108,7 @@ export class HttpConnectionManager {
       req.resume();
       return;
     }
-    this.router.forward(selected.route, selected.virtualHost, request, req, res);
+    this.router.forward(selected.route, selected.virtualHost, request, req, res, this.responseFilters);
   }
 }
 

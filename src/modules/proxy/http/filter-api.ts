@@ -48,11 +48,33 @@ export type FilterOutcome =
 
 export const CONTINUE: FilterOutcome = Object.freeze({ kind: 'continue' });
 
+/**
+ * The `onRequest` of a filter with nothing to do on requests (it acts on responses only, or
+ * its config has no effect in this proxy): the connection manager leaves such filters out of
+ * the request path, so they cost nothing per request.
+ */
+export function passRequest(): FilterOutcome {
+  return CONTINUE;
+}
+
+/** An upstream response as HTTP filters see it, before its headers are sent downstream. */
+export interface ProxyHttpResponse {
+  status: number;
+  /** Lower-case header names to values; filters may add, change or delete them. */
+  headers: Record<string, string | string[]>;
+}
+
 /** One HTTP filter instance of a listener's filter chain (created per config, reused for every request). */
 export interface HttpFilter {
   /** Envoy filter name, e.g. `envoy.filters.http.jwt_authn`. */
   readonly name: string;
   onRequest(request: ProxyHttpRequest): FilterOutcome | Promise<FilterOutcome>;
+  /**
+   * Sees the response the router got from upstream, in reverse chain order (Envoy's encoder
+   * order), before its headers go downstream. The proxy's own local replies (401, 403, 503...)
+   * do not pass here. Synchronous: it must not delay the response.
+   */
+  onResponse?(response: ProxyHttpResponse, request: ProxyHttpRequest): void;
   /** Releases timers and caches when the listener is replaced or the proxy stops. */
   close?(): void;
 }
@@ -72,7 +94,10 @@ export interface FilterContext {
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 }
 
-/** Builds a filter from its typed_config; registered by type URL. Throws on config it cannot honour (the proxy NACKs). */
+/**
+ * Builds a filter from its typed_config, once per listener config; contributed to the proxy
+ * (ProxyHttpFilterFactory) and looked up by type URL. Throws on config it cannot honour (the proxy NACKs).
+ */
 export interface HttpFilterFactory {
   readonly typeUrl: string;
   create(name: string, config: Record<string, unknown>, context: FilterContext): HttpFilter;

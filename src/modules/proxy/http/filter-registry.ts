@@ -1,30 +1,26 @@
 /**
- * Which HTTP and network filters the built-in proxy runs, by typed_config type URL. Filters
- * that cannot change what a request gets in this proxy are accepted and skipped; any other
- * unknown filter makes the config fail (NACK) unless it is marked optional, as Envoy does.
+ * Which HTTP and network filters the built-in proxy runs, by typed_config type URL: those the
+ * factories contributed to the proxy (its core and the enabled plugins) know. As in Envoy, any
+ * other filter makes the listener update fail (NACK), unless it is an HTTP filter marked
+ * `is_optional`, which is skipped.
  */
 import { FilterContext, HttpFilter, HttpFilterFactory, NetworkFilter, NetworkFilterFactory } from './filter-api';
-import { CORS_TYPE, FAULT_TYPE, HCM_TYPE, ROUTER_TYPE, TCP_PROXY_TYPE } from '../../envoy/well-known';
+import { HCM_TYPE, ROUTER_TYPE, TCP_PROXY_TYPE } from '../../envoy/well-known';
 
 type Decoded = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export { ROUTER_TYPE, HCM_TYPE, TCP_PROXY_TYPE };
 
-/**
- * Filters with nothing to do here: CORS and fault act only through per-route config this proxy
- * does not apply (said in the log once per listener); ALPN and metadata exchange concern
- * upstream TLS and peer telemetry, which this proxy does not do.
- */
-const SKIPPED_HTTP = new Set([
-  CORS_TYPE,
-  FAULT_TYPE,
-  'type.googleapis.com/mesh.filters.http.alpn.v1.FilterConfig',
-]);
-const SKIPPED_NETWORK = new Set(['type.googleapis.com/mesh.filters.network.metadata_exchange.v1.MetadataExchange']);
+/** The type URL of a decoded typed_config: `@type` when its proto is loaded, else the raw Any's `type_url`. */
+export function typedConfigType(typedConfig: Decoded | undefined): string {
+  return String(typedConfig?.['@type'] ?? typedConfig?.type_url ?? '');
+}
 
 export class FilterRegistry {
   private readonly http = new Map<string, HttpFilterFactory>();
   private readonly network = new Map<string, NetworkFilterFactory>();
+  /** Optional filters already reported as skipped: said once, not on every listener update. */
+  private readonly skipped = new Set<string>();
 
   constructor(httpFactories: readonly HttpFilterFactory[], networkFactories: readonly NetworkFilterFactory[]) {
     for (const f of httpFactories) this.http.set(f.typeUrl, f);
@@ -36,7 +32,7 @@ export class FilterRegistry {
     const out: HttpFilter[] = [];
     let routerSeen = false;
     for (const f of list) {
-      const typeUrl = String(f.typed_config?.['@type'] ?? '');
+      const typeUrl = typedConfigType(f.typed_config);
       if (typeUrl === ROUTER_TYPE) {
         routerSeen = true;
         continue;
@@ -44,19 +40,24 @@ export class FilterRegistry {
       if (routerSeen) throw new Error(`http filter ${f.name} comes after the router`);
       const factory = this.http.get(typeUrl);
       if (factory) out.push(factory.create(String(f.name), f.typed_config, context));
-      else if (SKIPPED_HTTP.has(typeUrl) || f.is_optional) context.log('debug', `http filter ${f.name} (${typeUrl}) has no effect in the built-in proxy`);
-      else throw new Error(`http filter ${f.name}: ${typeUrl || 'no typed_config'} is not supported by the built-in proxy`);
+      else if (f.is_optional) this.skip(`http filter ${f.name}`, typeUrl, context);
+      else throw new Error(`http filter ${f.name}: ${typeUrl || 'no typed_config'} is not supported by the built-in proxy (and the filter is not is_optional)`);
     }
     if (!routerSeen) throw new Error('http filters end without envoy.filters.http.router');
     return out;
   }
 
-  /** A network filter before the terminal one; undefined for a skipped filter. */
-  networkFilter(f: Decoded, context: FilterContext): NetworkFilter | undefined {
-    const typeUrl = String(f.typed_config?.['@type'] ?? '');
+  /** A network filter before the terminal one. Network filters have no `is_optional`: an unknown one fails. */
+  networkFilter(f: Decoded, context: FilterContext): NetworkFilter {
+    const typeUrl = typedConfigType(f.typed_config);
     const factory = this.network.get(typeUrl);
     if (factory) return factory.create(String(f.name), f.typed_config, context);
-    if (SKIPPED_NETWORK.has(typeUrl)) return undefined;
     throw new Error(`network filter ${f.name}: ${typeUrl || 'no typed_config'} is not supported by the built-in proxy`);
+  }
+
+  private skip(what: string, typeUrl: string, context: FilterContext): void {
+    if (this.skipped.has(typeUrl)) return;
+    this.skipped.add(typeUrl);
+    context.log('info', `${what} (${typeUrl || 'no typed_config'}) is optional and not supported by the built-in proxy: skipped`);
   }
 }

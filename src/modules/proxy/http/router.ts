@@ -6,6 +6,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { SecureContext } from 'node:tls';
+import type { HttpFilter, ProxyHttpRequest } from './filter-api';
 import { UpstreamTls } from '../tls/contexts';
 import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
@@ -31,8 +32,8 @@ export class Router {
 
   constructor(private readonly clusters: ClusterManager) {}
 
-  /** Runs the action of `route` for the request. */
-  forward(route: Decoded, virtualHost: Decoded, request: RoutedRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
+  /** Runs the action of `route` for the request; `responseFilters` see the upstream's answer before it goes downstream. */
+  forward(route: Decoded, virtualHost: Decoded, request: ProxyHttpRequest, req: http.IncomingMessage, res: http.ServerResponse, responseFilters?: readonly HttpFilter[]): void {
     if (route.direct_response) {
       const body = route.direct_response.body?.inline_string ?? '';
       sendLocalReply(res, Number(route.direct_response.status), body);
@@ -90,7 +91,21 @@ export class Router {
       const out: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
       applyHeaderOps(out, [virtualHost, route], 'response');
-      res.writeHead(answer.statusCode ?? 502, out);
+      const status = answer.statusCode ?? 502;
+      if (responseFilters) {
+        const response = { status, headers: out };
+        try {
+          for (const f of responseFilters) f.onResponse!(response, request);
+          res.writeHead(response.status, out);
+        } catch (e) {
+          // As a failing request filter: a local 500 rather than a half-written response.
+          answer.resume();
+          sendLocalReply(res, 500, `filter error: ${e instanceof Error ? e.message : String(e)}`);
+          return;
+        }
+      } else {
+        res.writeHead(status, out);
+      }
       answer.pipe(res);
     });
     upstream.on('error', (e: NodeJS.ErrnoException) => {

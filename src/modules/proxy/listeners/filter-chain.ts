@@ -55,8 +55,7 @@ export class FilterChain {
         terminal = typeUrl === HCM_TYPE ? new HttpConnectionManager(f.typed_config, deps.registry, deps.context, deps.routes, deps.router, deps.pathFlags) : new TcpProxy(f.typed_config, deps.clusters);
         return;
       }
-      const filter = deps.registry.networkFilter(f, deps.context);
-      if (filter) this.networkFilters.push(filter);
+      this.networkFilters.push(deps.registry.networkFilter(f, deps.context));
     });
     if (!terminal) throw new Error(`filter chain ${config.name ?? ''} does not end in http_connection_manager or tcp_proxy`);
     this.terminal = terminal;

@@ -1,0 +1,3 @@
+export { Agent, AgentStartError } from './agent';
+export { AgentFlags, AgentFlagsToken, AgentOptions, agentOptions, DrainOptions } from './options';
+export { agentModule } from './module';

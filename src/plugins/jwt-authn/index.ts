@@ -1,0 +1,1 @@
+export { JwtAuthnProxyFilter } from './proxy-filter';

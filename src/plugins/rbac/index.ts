@@ -1,0 +1,1 @@
+export { RbacProxyHttpFilter, RbacProxyNetworkFilter } from './proxy-filter';
