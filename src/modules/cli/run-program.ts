@@ -11,7 +11,8 @@ import { Program } from '../settings/types';
 import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './argv';
 import { CommandContribution } from './contributions';
 import { CommandNode, CommandTree } from './command-tree';
-import { CommandError, NotImplementedError } from './errors';
+import { NotImplementedError } from './errors';
+import { UserError } from '../shared/user-error';
 import { GLOBAL_FLAGS } from './global-flags';
 import { attachContainer, MeshCommand } from './mesh-command';
 import { createHelp } from './help';
@@ -101,14 +102,14 @@ async function loadOclifConfig(program: Program, tree: CommandTree): Promise<Con
 }
 
 function exitCodeOf(err: unknown): number {
-  if (err instanceof CommandError) return err.exitCode;
+  if (err instanceof UserError) return err.exitCode;
   const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;
   if (typeof oclifExit === 'number' && (err as Error).message?.startsWith('EEXIT')) return oclifExit;
   return 1;
 }
 
 function errorMessage(err: unknown): string {
-  if (err instanceof CommandError) return err.message;
+  if (err instanceof UserError) return err.message;
   const e = err as Error;
   // oclif parse errors carry a hint line ("See more help with --help"); keep what names the problem.
   return String(e?.message ?? err)

@@ -1,3 +1,3 @@
 export * from './metrics';
-export { ListenAddress, parseListenAddress, formatListenAddress, listenOn } from './listen-address';
+export { ListenAddress, ListenAddressError, parseListenAddress, formatListenAddress, listenOn } from './listen-address';
 export { MonitoringServer, MonitoringServerOptions, MetricsSource, isLoopbackAddress } from './monitoring-server';
