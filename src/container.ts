@@ -4,7 +4,11 @@ import { CommandScope } from './modules/cli/command-scope';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
+import { discoveryModule } from './modules/discovery';
+import { generatorsModule } from './modules/generators';
 import { loggingModule } from './modules/logging';
+import { meshConfigModule } from './modules/mesh-config';
+import { monitoringModule } from './modules/monitoring';
 import {
   ContributionPointToken,
   ContributionProvider,
@@ -14,6 +18,8 @@ import {
   pluginsModule,
   resolvePlugins,
 } from './modules/plugins';
+import { registryModule } from './modules/registry';
+import { securityModule } from './modules/security';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -49,6 +55,12 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     loggingModule(options.program),
     buildInfoModule(),
     configModule(),
+    meshConfigModule(),
+    monitoringModule(),
+    registryModule(),
+    securityModule(),
+    generatorsModule(),
+    discoveryModule(),
     pluginsModule(plugins),
   );
   bindContributionProviders(container);
@@ -70,14 +82,16 @@ function commandScope(container: Container): CommandScope {
 /**
  * One ContributionProvider per contribution point the areas declared, injected as
  * `@inject(ContributionProvider) @named(<point>)`. This is the only place contributions are
- * looked up in the container; a point nothing contributes to gives an empty list.
+ * looked up in the container; a point nothing contributes to gives an empty list. They are
+ * looked up from the container the request started in, so contributors resolved for a command
+ * see the values of its scope (the daemon's flags, its mesh config file) like everything else.
  */
 function bindContributionProviders(container: Container): void {
   const points = container.isBound(ContributionPointToken) ? container.getAll<symbol>(ContributionPointToken) : [];
   for (const point of new Set(points)) {
     container
       .bind(ContributionProvider)
-      .toDynamicValue(() => new OrderedContributionProvider(() => (container.isBound(point) ? container.getAll(point) : [])))
+      .toDynamicValue(({ container: from }) => new OrderedContributionProvider(() => (from.isBound(point) ? from.getAll(point) : [])))
       .inSingletonScope()
       .whenTargetNamed(point);
   }

@@ -1,6 +1,7 @@
 import {
   boolFlag,
   command,
+  CommandScope,
   durationFlag,
   floatFlag,
   intFlag,
@@ -10,7 +11,8 @@ import {
   stringFlag,
   uint16Flag,
 } from '../../src/modules/cli';
-import { Daemon, DaemonStartError } from '../../src/modules/discovery/daemon';
+import { Daemon, DaemonFlags, DaemonFlagsToken, DaemonToken } from '../../src/modules/discovery';
+import { MeshConfigFileToken } from '../../src/modules/mesh-config';
 import { Duration } from '../../src/modules/settings/duration';
 import { loggingFlags } from '../../src/modules/logging';
 
@@ -66,7 +68,7 @@ export class Discovery extends MeshCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Discovery);
     const ms = (d: Duration) => Number(d.nanos / 1_000_000n);
-    const daemon = new Daemon(this.container, {
+    const daemonFlags: DaemonFlags = {
       configDir: flags.configDir,
       registries: flags.registries,
       domain: flags.domain,
@@ -84,12 +86,18 @@ export class Discovery extends MeshCommand {
       tlsKeyFile: flags.tlsKeyFile,
       caCertFile: flags.caCertFile,
       tlsCipherSuites: flags['tls-cipher-suites'],
-    });
+    };
+    // Resolving checks the flags, the settings and the mesh config; a UserError names what to fix.
+    const scope = this.container.get<CommandScope>(CommandScope);
+    const daemon = scope.resolve<Daemon>(DaemonToken, [
+      [DaemonFlagsToken, daemonFlags],
+      [MeshConfigFileToken, flags.meshConfig],
+    ]);
     try {
       await daemon.start();
     } catch (err) {
+      // Whatever started is stopped (ports freed) before the error is reported.
       await daemon.stop().catch(() => undefined);
-      if (err instanceof DaemonStartError || (err as NodeJS.ErrnoException).code) this.fail((err as Error).message);
       throw err;
     }
     // Runs until SIGTERM or SIGINT, then stops gracefully within --shutdownDuration.

@@ -3,19 +3,23 @@ import { AlpnFilterPlugin } from './alpn-filter';
 import { DocDbFilterPlugin } from './docdb-filter';
 import { EndpointTelemetryLabelsPlugin } from './endpoint-telemetry-labels';
 import { Http10Plugin } from './http10';
+import { JwtAuthnFilterPlugin } from './jwt-authn';
 import { KvStoreFilterPlugin } from './kvstore-filter';
-import { MetadataExchangePlugin } from './metadata-exchange';
+import { MetadataExchangeHttpPlugin, MetadataExchangePlugin } from './metadata-exchange';
+import { RbacHttpFilterPlugin, RbacNetworkFilterPlugin } from './rbac';
 import { SidecarUseRemoteAddressPlugin } from './sidecar-use-remote-address';
 import { SqlDbFilterPlugin } from './sqldb-filter';
 import { TelemetryLabelsPlugin } from './telemetry-labels';
 
 /**
  * The mesh's own feature plugins (one folder each under src/plugins/), bound like
- * third-party ones: only when their `enabledBy` setting is on. The order is the order of
- * their contributions: metadata exchange comes first in a chain, as with the incumbent.
+ * third-party ones: only when their `enabledBy` setting is on. A chain's order comes from the
+ * plugins' phases (metadata exchange `first` on TCP chains, jwt-authn `authn`, rbac `authz` on
+ * HTTP and `last` on TCP); within a phase, from this list. A plugin's parts sit together.
  */
 export const BUILT_IN_PLUGINS: PluginClass[] = [
   MetadataExchangePlugin,
+  MetadataExchangeHttpPlugin,
   AlpnFilterPlugin,
   SqlDbFilterPlugin,
   DocDbFilterPlugin,
@@ -24,4 +28,7 @@ export const BUILT_IN_PLUGINS: PluginClass[] = [
   EndpointTelemetryLabelsPlugin,
   Http10Plugin,
   SidecarUseRemoteAddressPlugin,
+  JwtAuthnFilterPlugin,
+  RbacHttpFilterPlugin,
+  RbacNetworkFilterPlugin,
 ];

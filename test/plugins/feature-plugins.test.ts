@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createContainer } from '../../src/container';
-import { generatorsFrom } from '../../src/modules/discovery/generators';
+import { XdsGenerators } from '../../src/modules/generators';
 import { Proxy, PushContext } from '../../src/modules/model';
 import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import {
@@ -31,8 +31,8 @@ interface Generated {
 
 /** LDS, CDS and EDS for `proxy` from the Envoy generator composed by the container for `env`. */
 function generate(env: Record<string, string>, push: PushContext, proxy: Proxy): Generated {
-  const { container, settings } = createContainer({ program: 'pilot-discovery', env, cwd: REPO_ROOT });
-  const gen = generatorsFrom(container, settings).get('')!;
+  const { container } = createContainer({ program: 'pilot-discovery', env, cwd: REPO_ROOT });
+  const gen = container.get(XdsGenerators).byName.get('')!;
   return {
     listeners: decodedOf<Obj>(gen, TypeUrl.Listener, push, proxy),
     clusters: decodedOf<Obj>(gen, TypeUrl.Cluster, push, proxy),
@@ -124,6 +124,8 @@ describe('built-in feature plugins (through the container)', () => {
       'endpoint-telemetry-labels': true,
       http10: false,
       'sidecar-use-remote-address': false,
+      'jwt-authn': true,
+      rbac: true,
     });
     expect(plugins.every((p) => p.source === 'built-in')).to.equal(true);
     const g = generate({}, push, proxy);
@@ -393,6 +395,8 @@ describe('meshctl experimental plugins lists the built-in plugins', () => {
     ['endpoint-telemetry-labels', 'PILOT_ENDPOINT_TELEMETRY_LABEL', true],
     ['http10', 'PILOT_HTTP10', false],
     ['sidecar-use-remote-address', 'PILOT_SIDECAR_USE_REMOTE_ADDRESS', false],
+    ['jwt-authn', 'MESH_ENABLE_JWT_AUTHN_FILTER', true],
+    ['rbac', 'MESH_ENABLE_RBAC_FILTER', true],
   ] as const;
 
   it('with their defaults, and says so', async () => {

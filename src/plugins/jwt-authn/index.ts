@@ -1,0 +1,1 @@
+export { JwtAuthnFilterPlugin } from './generator';

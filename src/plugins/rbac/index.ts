@@ -1,0 +1,1 @@
+export { RbacHttpFilterPlugin, RbacNetworkFilterPlugin } from './generator';
