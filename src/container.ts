@@ -5,25 +5,33 @@ import { agentModule } from './modules/agent/module';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
-import { CommandArgv, CommandFactory, CommandTreeToken, LegacyContainerToken, OclifConfig } from './modules/cli/command-injection';
+import { CommandArgv, CommandFactory, CommandTreeToken, OclifConfig } from './modules/cli/command-injection';
 import { CommandScope } from './modules/cli/command-scope';
 import type { CommandTree } from './modules/cli/command-tree';
 import { CommandContribution } from './modules/cli/contributions';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
+import { discoveryModule } from './modules/discovery';
+import { generatorsModule } from './modules/generators';
 import { loggingModule } from './modules/logging';
+import { meshConfigModule } from './modules/mesh-config';
+import { monitoringModule } from './modules/monitoring';
 import {
   ContributionPointToken,
   ContributionProvider,
   loadPluginModules,
   OrderedContributionProvider,
+  PluginLoadError,
+  pluginMetadata,
   PluginStatus,
   pluginsModule,
   ProtoRegistry,
   resolvePlugins,
 } from './modules/plugins';
 import { proxyModule } from './modules/proxy/module';
+import { registryModule } from './modules/registry';
+import { securityModule } from './modules/security';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -64,14 +72,20 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     configModule(),
     proxyModule(),
     agentModule(),
+    meshConfigModule(),
+    monitoringModule(),
+    registryModule(),
+    securityModule(),
+    generatorsModule(),
+    discoveryModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),
     iptablesModule(),
   );
+  bindPluginParts(container, plugins);
   bindContributionProviders(container);
   container.bind(CommandScope).toConstantValue(commandScope(container));
-  container.bind(LegacyContainerToken).toConstantValue(container);
   // Every program registers the enabled plugins' protos at start, before any xDS is encoded or
   // decoded (the daemon encodes their typed_config, the agent decodes it). Cheap: parsing waits
   // for the first use of the protobuf root.
@@ -110,16 +124,42 @@ function commandScope(container: Container): CommandScope {
 }
 
 /**
+ * Each part of each enabled plugin, once (singleton), under every point it provides. Not with
+ * inversify's toService: that retries a constructor that throws as an asynchronous resolution,
+ * so the user would see "asynchronous dependencies" and the process die of the real error later.
+ */
+function bindPluginParts(container: Container, plugins: readonly PluginStatus[]): void {
+  for (const status of plugins.filter((p) => p.enabled)) {
+    for (const cls of status.classes) {
+      container.bind(cls).toSelf().inSingletonScope();
+      for (const point of pluginMetadata(cls)!.provides) {
+        container.bind(point).toDynamicValue(({ container: from }) => {
+          try {
+            return from.get(cls);
+          } catch (err) {
+            if (err instanceof PluginLoadError) throw err;
+            const where = status.source === 'built-in' ? `built-in plugin "${status.name}"` : `plugin "${status.name}" from "${status.source}"`;
+            throw new PluginLoadError(`${where}: ${cls.name} could not be created: ${(err as Error).message}`);
+          }
+        });
+      }
+    }
+  }
+}
+
+/**
  * One ContributionProvider per contribution point the areas declared, injected as
  * `@inject(ContributionProvider) @named(<point>)`. This is the only place contributions are
- * looked up in the container; a point nothing contributes to gives an empty list.
+ * looked up in the container; a point nothing contributes to gives an empty list. They are
+ * looked up from the container the request started in, so contributors resolved for a command
+ * see the values of its scope (the daemon's flags, its mesh config file) like everything else.
  */
 function bindContributionProviders(container: Container): void {
   const points = container.isBound(ContributionPointToken) ? container.getAll<symbol>(ContributionPointToken) : [];
   for (const point of new Set(points)) {
     container
       .bind(ContributionProvider)
-      .toDynamicValue(() => new OrderedContributionProvider(() => (container.isBound(point) ? container.getAll(point) : [])))
+      .toDynamicValue(({ container: from }) => new OrderedContributionProvider(() => (from.isBound(point) ? from.getAll(point) : [])))
       .inSingletonScope()
       .whenTargetNamed(point);
   }

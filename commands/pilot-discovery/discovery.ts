@@ -1,5 +1,3 @@
-import { Container, inject } from 'inversify';
-import { LegacyContainerToken } from '../../src/modules/cli/command-injection';
 import {
   boolFlag,
   command,
@@ -12,7 +10,8 @@ import {
   stringFlag,
   uint16Flag,
 } from '../../src/modules/cli';
-import { Daemon, DaemonStartError } from '../../src/modules/discovery/daemon';
+import { Daemon, DaemonFlags, DaemonFlagsToken, DaemonToken } from '../../src/modules/discovery';
+import { MeshConfigFileToken } from '../../src/modules/mesh-config';
 import { Duration } from '../../src/modules/settings/duration';
 import { loggingFlags } from '../../src/modules/logging';
 
@@ -65,13 +64,10 @@ export const discoveryFlags = {
   flags: discoveryFlags,
 })
 export class Discovery extends MeshCommand {
-  // Interim, until the daemon is resolved from the container (issue 15, in progress).
-  @inject(LegacyContainerToken) private readonly container!: Container;
-
   async run(): Promise<void> {
     const { flags } = await this.parse(Discovery);
     const ms = (d: Duration) => Number(d.nanos / 1_000_000n);
-    const daemon = new Daemon(this.container, {
+    const daemonFlags: DaemonFlags = {
       configDir: flags.configDir,
       registries: flags.registries,
       domain: flags.domain,
@@ -89,12 +85,17 @@ export class Discovery extends MeshCommand {
       tlsKeyFile: flags.tlsKeyFile,
       caCertFile: flags.caCertFile,
       tlsCipherSuites: flags['tls-cipher-suites'],
-    });
+    };
+    // Resolving checks the flags, the settings and the mesh config; a UserError names what to fix.
+    const daemon = this.scope.resolve<Daemon>(DaemonToken, [
+      [DaemonFlagsToken, daemonFlags],
+      [MeshConfigFileToken, flags.meshConfig],
+    ]);
     try {
       await daemon.start();
     } catch (err) {
+      // Whatever started is stopped (ports freed) before the error is reported.
       await daemon.stop().catch(() => undefined);
-      if (err instanceof DaemonStartError || (err as NodeJS.ErrnoException).code) this.fail((err as Error).message);
       throw err;
     }
     // Runs until SIGTERM or SIGINT, then stops gracefully within --shutdownDuration.

@@ -3,23 +3,30 @@ import { AlpnFilterPlugin, AlpnFilterProtos, AlpnFilterProxyFilter } from './alp
 import { DocDbFilterPlugin } from './docdb-filter';
 import { EndpointTelemetryLabelsPlugin } from './endpoint-telemetry-labels';
 import { Http10Plugin } from './http10';
-import { JwtAuthnProxyFilter } from './jwt-authn';
+import { JwtAuthnFilterPlugin, JwtAuthnProxyFilter } from './jwt-authn';
 import { KvStoreFilterPlugin } from './kvstore-filter';
-import { MetadataExchangePlugin, MetadataExchangeProtos, MetadataExchangeProxyHttpFilter, MetadataExchangeProxyNetworkFilter } from './metadata-exchange';
-import { RbacProxyHttpFilter, RbacProxyNetworkFilter } from './rbac';
+import {
+  MetadataExchangeHttpPlugin,
+  MetadataExchangePlugin,
+  MetadataExchangeProtos,
+  MetadataExchangeProxyHttpFilter,
+  MetadataExchangeProxyNetworkFilter,
+} from './metadata-exchange';
+import { RbacHttpFilterPlugin, RbacNetworkFilterPlugin, RbacProxyHttpFilter, RbacProxyNetworkFilter } from './rbac';
 import { SidecarUseRemoteAddressPlugin } from './sidecar-use-remote-address';
 import { SqlDbFilterPlugin } from './sqldb-filter';
 import { TelemetryLabelsPlugin } from './telemetry-labels';
 
 /**
  * The mesh's own feature plugins (one folder each under src/plugins/), bound like
- * third-party ones: only when their `enabledBy` setting is on. The order is the order of
- * their contributions within a phase: metadata exchange comes first in a chain, as with the
- * incumbent. A plugin's parts (daemon generator, built-in proxy filter, protos) are listed
- * together; each is bound only to the points it provides.
+ * third-party ones: only when their `enabledBy` setting is on. A chain's order comes from the
+ * plugins' phases (metadata exchange `first` on TCP chains, jwt-authn `authn`, rbac `authz` on
+ * HTTP and `last` on TCP); within a phase, from this list. A plugin's parts (daemon generator,
+ * built-in proxy filter, protos) sit together; each is bound only to the points it provides.
  */
 export const BUILT_IN_PLUGINS: PluginClass[] = [
   MetadataExchangePlugin,
+  MetadataExchangeHttpPlugin,
   MetadataExchangeProtos,
   MetadataExchangeProxyHttpFilter,
   MetadataExchangeProxyNetworkFilter,
@@ -33,7 +40,10 @@ export const BUILT_IN_PLUGINS: PluginClass[] = [
   EndpointTelemetryLabelsPlugin,
   Http10Plugin,
   SidecarUseRemoteAddressPlugin,
+  JwtAuthnFilterPlugin,
   JwtAuthnProxyFilter,
+  RbacHttpFilterPlugin,
+  RbacNetworkFilterPlugin,
   RbacProxyHttpFilter,
   RbacProxyNetworkFilter,
 ];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createContainer } from '../../src/container';
-import { generatorsFrom } from '../../src/modules/discovery/generators';
+import { XdsGenerators } from '../../src/modules/generators';
 import { Proxy, PushContext } from '../../src/modules/model';
 import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import {
@@ -31,8 +31,8 @@ interface Generated {
 
 /** LDS, CDS and EDS for `proxy` from the Envoy generator composed by the container for `env`. */
 function generate(env: Record<string, string>, push: PushContext, proxy: Proxy): Generated {
-  const { container, settings } = createContainer({ program: 'pilot-discovery', env, cwd: REPO_ROOT });
-  const gen = generatorsFrom(container, settings).get('')!;
+  const { container } = createContainer({ program: 'pilot-discovery', env, cwd: REPO_ROOT });
+  const gen = container.get(XdsGenerators).byName.get('')!;
   return {
     listeners: decodedOf<Obj>(gen, TypeUrl.Listener, push, proxy),
     clusters: decodedOf<Obj>(gen, TypeUrl.Cluster, push, proxy),

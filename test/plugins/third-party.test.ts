@@ -86,4 +86,16 @@ describe('third-party plugins through MESH_PLUGINS', () => {
       expect(r.stderr).to.match(message);
     });
   }
+
+  it('stops the daemon with one line naming the plugin when a part cannot be created', async () => {
+    const r = await runCli(
+      'pilot-discovery',
+      ['discovery', '--configDir', path.join(REPO_ROOT, 'samples', 'config'), '--grpcAddr', '127.0.0.1:0', '--httpAddr', '127.0.0.1:0', '--monitoringAddr', '127.0.0.1:0', '--secureGRPCAddr', '', '--httpsAddr', ''],
+      { cwd, env: { MESH_PLUGINS: 'mesh-plugin-throws' } },
+    );
+    expect(r.code).to.equal(1);
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('Error'));
+    expect(errors).to.deep.equal(['Error: plugin "throws" from "mesh-plugin-throws": ThrowingFilter could not be created: MESH_THROWS_TARGET is not set']);
+    expect(r.stderr).to.not.contain('asynchronous');
+  });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createContainer } from '../../src/container';
-import { generatorsFrom } from '../../src/modules/discovery/generators';
+import { XdsGenerators } from '../../src/modules/generators';
 import { SidecarGenerator } from '../../src/modules/generators/sidecar';
 import { Proxy, PushContext } from '../../src/modules/model';
 import {
@@ -255,10 +255,9 @@ describe('security/authn: RequestAuthentication → jwt_authn', function () {
   });
 
   it('is the first inbound HTTP filter of the daemon\'s generator, before every plugin filter', () => {
-    const { container, settings } = createContainer({ program: 'pilot-discovery', env: {}, cwd: REPO_ROOT });
-    const resolver = new JwksResolver({ refreshIntervalMs: 60_000, insecureSkipVerify: false });
-    resolvers.push(resolver);
-    const gen = generatorsFrom(container, settings, { leadingHttpFilters: [new RequestAuthenticationFilters({ mode: 'meshd', keySets: resolver })] }).get('')!;
+    // The generator the daemon serves, composed by the container (jwt_authn is the jwt-authn plugin's).
+    const { container } = createContainer({ program: 'pilot-discovery', env: { PILOT_JWT_ENABLE_REMOTE_JWKS: 'meshd' }, cwd: REPO_ROOT });
+    const gen = container.get(XdsGenerators).byName.get('')!;
     const push = pushOf(MESH + policy('jwt', `[{ issuer: "https://issuer.test", jwks: '${jwksOf(keyA)}' }]`));
     const listeners = decodedOf<Obj>(gen, TypeUrl.Listener, push, httpbin);
     const names = hcmOf(inboundFilters({ listeners }, 8000)).http_filters.map((f: Obj) => f.name);

@@ -18,5 +18,3 @@ export interface CommandFactory {
   create<T>(cls: Command.Class, argv: string[], config: Config, tree: CommandTree): T;
 }
 
-/** Interim: the container itself, for the one command not yet resolving its service (pilot-discovery discovery). */
-export const LegacyContainerToken = Symbol.for('mesh.cli.LegacyContainer');

@@ -9,6 +9,6 @@ export { ConfigFileLimits, configFileLimits, ConfigLimitSettingError, DEFAULT_CO
 export { WorkerConfigParser } from './worker-parser';
 export { KINDS } from './kinds';
 export { configModule, KindRegistryToken } from './module';
-export { MemoryConfigStore, MemoryConfigStoreOptions, ConfigConflict, SourcePart } from './memory-store';
+export { MemoryConfigStore, MemoryConfigStoreOptions, MemoryConfigStoreOptionsToken, ConfigConflict, SourcePart } from './memory-store';
 export { FileConfigSource, FileConfigSourceOptions, FileStatus } from './file-source';
 export { ConfigStore, ConfigChange, ConfigSnapshot } from './store';

@@ -1,4 +1,5 @@
 import type { Settings } from '../settings';
+import { UserError } from '../shared/user-error';
 
 /**
  * What one config file may cost to read. Each limit is checked before the work it guards
@@ -32,7 +33,7 @@ export const DEFAULT_CONFIG_FILE_LIMITS: Readonly<ConfigFileLimits> = {
 };
 
 /** A setting value outside its range; the message is the one line the user sees. */
-export class ConfigLimitSettingError extends Error {}
+export class ConfigLimitSettingError extends UserError {}
 
 /** The limits with the size from PILOT_CONFIG_FILE_MAX_BYTES; throws ConfigLimitSettingError when it is out of range. */
 export function configFileLimits(settings: Settings): ConfigFileLimits {

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { inject, injectable, optional } from 'inversify';
 import type { ScopedLogger } from '../logging';
 import { ConfigResource, resourceKey } from './resource';
 import { ConfigChange, ConfigSnapshot, ConfigStore } from './store';
@@ -18,6 +19,8 @@ export interface SourcePart {
   resources: readonly ConfigResource[] | null;
 }
 
+/** Bound by the program that keeps config (the daemon counts conflicts in its metrics). */
+export const MemoryConfigStoreOptionsToken = Symbol.for('mesh.MemoryConfigStoreOptions');
 export interface MemoryConfigStoreOptions {
   /** Called for each conflict in an applied batch; the daemon may count these as ignored configs. */
   onConflict?: (conflict: ConfigConflict) => void;
@@ -30,6 +33,7 @@ export interface MemoryConfigStoreOptions {
  * owns the resources it declares; when parts disagree on a key the first sourceId wins, so the
  * outcome does not depend on the order in which files were read.
  */
+@injectable()
 export class MemoryConfigStore implements ConfigStore {
   /** sourceId → key → resource, as the source declared them. */
   private readonly parts = new Map<string, Map<string, ConfigResource>>();
@@ -40,7 +44,7 @@ export class MemoryConfigStore implements ConfigStore {
   private current: ConfigSnapshot = new Map();
   private readonly listeners = new Set<(changes: readonly ConfigChange[]) => void>();
 
-  constructor(private readonly options: MemoryConfigStoreOptions = {}) {}
+  constructor(@inject(MemoryConfigStoreOptionsToken) @optional() private readonly options: MemoryConfigStoreOptions = {}) {}
 
   snapshot(): ConfigSnapshot {
     return this.current;

@@ -1,4 +1,5 @@
 import * as http from 'node:http';
+import { inject, injectable } from 'inversify';
 import { stopHttpServer } from '../monitoring/http-lifecycle';
 import { ListenAddress, listenOn } from '../monitoring/listen-address';
 
@@ -19,6 +20,8 @@ export interface DebugHandler {
 /** `true`/`false`, or a reason shown in the 503 body while not ready. */
 export type Readiness = boolean | { ready: boolean; reason?: string };
 
+/** Bound by the program that serves the debug interface (the daemon's discovery module). */
+export const DebugHttpServerOptionsToken = Symbol.for('mesh.DebugHttpServerOptions');
 export interface DebugHttpServerOptions {
   /** From `--httpAddr` (see parseListenAddress). */
   address: ListenAddress;
@@ -36,13 +39,14 @@ const DISABLED = 'the debug interface is disabled by ENABLE_DEBUG_ON_HTTP=false\
  * The daemon's plain HTTP server (`--httpAddr`, default `:8080`): `GET /ready` always, and the
  * `/debug/...` interface unless ENABLE_DEBUG_ON_HTTP is false.
  */
+@injectable()
 export class DebugHttpServer {
   private readonly server: http.Server;
   /** The request handling alone, to mount on another server (the monitoring port). */
   readonly listener: http.RequestListener = (req, res) => void this.handle(req, res);
   private readonly handlers = new Map<string, DebugHandler>();
 
-  constructor(private readonly options: DebugHttpServerOptions) {
+  constructor(@inject(DebugHttpServerOptionsToken) private readonly options: DebugHttpServerOptions) {
     for (const handler of options.handlers ?? []) {
       if (!handler.path.startsWith('/debug/')) throw new Error(`debug handler path "${handler.path}" must start with /debug/`);
       if (this.handlers.has(handler.path)) throw new Error(`debug handler path "${handler.path}" is registered twice`);

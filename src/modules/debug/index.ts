@@ -1,2 +1,2 @@
-export { DebugHttpServer, DebugHttpServerOptions, DebugHandler, DebugResponse, Readiness } from './debug-server';
+export { DebugHttpServer, DebugHttpServerOptions, DebugHttpServerOptionsToken, DebugHandler, DebugResponse, Readiness } from './debug-server';
 export { configzHandler, registryzHandler, pluginsHandler, PluginView } from './handlers';

@@ -8,33 +8,32 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { X509Certificate } from 'node:crypto';
-import { ScopedLogger } from '../logging';
-import { authenticateCall, Authenticator, authenticatorsFor, caOptionsFrom, CaMetrics, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority, parseSpiffeId } from '../security/ca';
-import { CipherSelection } from '../security/tls/cipher-suites';
+import { inject, injectable } from 'inversify';
+import { Logging, LoggingToken, ScopedLogger } from '../logging';
+import { DaemonMetrics } from '../monitoring';
+import { DaemonCaSettings } from '../security';
+import { authenticateCall, Authenticator, authenticatorsFor, CaMetrics, CaOptions, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority, parseSpiffeId } from '../security/ca';
 import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
-import { Settings } from '../settings';
+import { Settings, SettingsToken } from '../settings';
 import { PUBLISHED_ROOTS_PATH } from '../security/published-roots';
+import { UserError } from '../shared/user-error';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
 import type { Registry } from 'prom-client';
+import { DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
 
-export class DaemonSecurityError extends Error {}
+/** The CA or the daemon's certificate cannot be set up as configured. */
+export class DaemonSecurityError extends UserError {}
 
 /** Where a self-signed root is kept across restarts. */
 export const SELF_SIGNED_CA_DIR = './var/lib/meshd/ca';
 /** The daemon's service name, always in its certificate (DESIGN.md §1). */
 export const DAEMON_SERVICE_NAME = 'meshd.mesh-system.svc';
 
-export interface DaemonTlsFlags {
-  tlsCertFile: string;
-  tlsKeyFile: string;
-  caCertFile: string;
-  ciphers: CipherSelection;
-}
-
+@injectable()
 export class DaemonSecurity {
   private ca: MeshCertificateAuthority | undefined;
-  private caOptions: ReturnType<typeof caOptionsFrom> | undefined;
+  private caOptions: CaOptions | undefined;
   private caServiceImpl: grpc.UntypedServiceImplementation | undefined;
   private authenticators: Authenticator[] = [];
   private credentials: RotatingServerCredentials | undefined;
@@ -43,12 +42,19 @@ export class DaemonSecurity {
   private readonly unsubscribe: Array<() => void> = [];
   private readonly certListeners = new Set<(m: ServerKeyMaterial) => void>();
 
+  private readonly log: ScopedLogger;
+  private readonly registry: Registry;
+
   constructor(
-    private readonly settings: Settings,
-    private readonly flags: DaemonTlsFlags,
-    private readonly log: ScopedLogger,
-    private readonly registry: Registry,
-  ) {}
+    @inject(SettingsToken) private readonly settings: Settings,
+    @inject(DaemonTlsFlagsToken) private readonly flags: DaemonTlsFlags,
+    @inject(DaemonCaSettings) private readonly caSettings: DaemonCaSettings,
+    @inject(LoggingToken) logging: Logging,
+    @inject(DaemonMetrics) metrics: DaemonMetrics,
+  ) {
+    this.log = logging.scope('security');
+    this.registry = metrics.registry;
+  }
 
   /** Creates the CA and the serving certificate; undefined material = no TLS address (spec: other providers distribute roots only). */
   async start(): Promise<void> {
@@ -99,7 +105,7 @@ export class DaemonSecurity {
   private async startCa(): Promise<void> {
     let options;
     try {
-      options = caOptionsFrom(this.settings, { persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log });
+      options = this.caSettings.options({ persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log });
     } catch (err) {
       throw new DaemonSecurityError((err as Error).message);
     }

@@ -1,4 +1,6 @@
-import { ScopedLogger } from '../logging';
+import { inject, injectable } from 'inversify';
+import { ConfigConflict, MemoryConfigStoreOptions } from '../config/memory-store';
+import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
 import { Settings } from '../settings';
 import { CachedType, XdsCache } from '../model/xds-cache';
@@ -47,21 +49,55 @@ export function metricsObserver(m: DaemonMetrics): XdsObserver {
 }
 
 /** The push pipeline's reports as metrics and log lines. */
-export function pipelineObserver(m: DaemonMetrics, logger: ScopedLogger): PushPipelineObserver {
-  return {
-    inboundUpdate: (type) => m.inboundUpdates.inc({ type }),
-    debounced: (seconds) => m.debounceTime.observe(seconds),
-    pushContextBuilt: (seconds, services, virtualServices) => {
-      m.pushContextInitSeconds.observe(seconds);
-      m.services.set(services);
-      m.virtualServices.set(virtualServices);
-    },
-    pushTriggered: (reason) => m.pushTriggers.inc({ type: reason as never }),
-    duplicateHost: (host, kept, ignored) => {
-      m.duplicateEnvoyClusters.inc();
-      logger.warn(`host ${host} is declared by ${kept} and ${ignored}; ${ignored} is ignored for it`);
-    },
-  };
+@injectable()
+export class PipelineMetricsObserver implements PushPipelineObserver {
+  private readonly logger: ScopedLogger;
+
+  constructor(
+    @inject(DaemonMetrics) private readonly m: DaemonMetrics,
+    @inject(LoggingToken) logging: Logging,
+  ) {
+    this.logger = logging.scope('model');
+  }
+
+  inboundUpdate(type: 'config' | 'eds' | 'svc' | 'svcdelete'): void {
+    this.m.inboundUpdates.inc({ type });
+  }
+
+  debounced(seconds: number): void {
+    this.m.debounceTime.observe(seconds);
+  }
+
+  pushContextBuilt(seconds: number, services: number, virtualServices: number): void {
+    this.m.pushContextInitSeconds.observe(seconds);
+    this.m.services.set(services);
+    this.m.virtualServices.set(virtualServices);
+  }
+
+  pushTriggered(reason: string): void {
+    this.m.pushTriggers.inc({ type: reason as never });
+  }
+
+  duplicateHost(host: string, kept: string, ignored: string): void {
+    this.m.duplicateEnvoyClusters.inc();
+    this.logger.warn(`host ${host} is declared by ${kept} and ${ignored}; ${ignored} is ignored for it`);
+  }
+}
+
+/** The config store's conflicts (two sources declaring one resource) as ignored configs, and a warning. */
+@injectable()
+export class StoreOptionsWithMetrics implements MemoryConfigStoreOptions {
+  readonly logger: ScopedLogger;
+  readonly onConflict: (conflict: ConfigConflict) => void;
+
+  constructor(@inject(DaemonMetrics) metrics: DaemonMetrics, @inject(LoggingToken) logging: Logging) {
+    const logger = logging.scope('model');
+    this.logger = logger;
+    this.onConflict = (c) => {
+      metrics.totalRejectedConfigs.inc({ type: c.key.split('/')[0] });
+      logger.warn(`${c.key} is declared by ${[c.winner, ...c.ignored].join(' and ')}; serving the one from ${c.winner}`);
+    };
+  }
 }
 
 /**

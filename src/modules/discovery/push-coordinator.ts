@@ -1,9 +1,11 @@
+import { inject, injectable } from 'inversify';
+import { MemoryConfigStore } from '../config/memory-store';
 import { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/store';
 import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { WorkloadEntrySpec } from '../config/kinds/workload-entry';
 import { ConfigResource } from '../config/resource';
 import { ChangeSet } from '../model/generator';
-import { ScopedLogger } from '../logging';
+import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { PushContext, PushContextOptions } from '../model/push-context';
 import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
 import { XdsCache } from '../model/xds-cache';
@@ -11,6 +13,7 @@ import { Debouncer } from '../shared/debouncer';
 import { cacheInvalidation } from './cache-invalidation';
 import { diffRegistries } from './registry-diff';
 
+export const PushPipelineObserverToken = Symbol.for('mesh.PushPipelineObserver');
 export interface PushPipelineObserver {
   /** One config event arrived; `type` is config, eds or svc (pilot_inbound_updates). */
   inboundUpdate(type: 'config' | 'eds' | 'svc' | 'svcdelete'): void;
@@ -23,6 +26,8 @@ export interface PushPipelineObserver {
   duplicateHost(host: string, kept: string, ignored: string): void;
 }
 
+/** Bound by the discovery module (flags, settings, mesh config, registries). */
+export const PushCoordinatorOptionsToken = Symbol.for('mesh.PushCoordinatorOptions');
 export interface PushCoordinatorOptions extends PushContextOptions {
   debounceAfterMs: number;
   debounceMaxMs: number;
@@ -34,6 +39,9 @@ export interface PushCoordinatorOptions extends PushContextOptions {
   cache?: XdsCache;
 }
 
+/** Where each new push context goes (the xDS server, the key sets). */
+export type PushTarget = (push: PushContext, change: ChangeSet, changeAt: number) => void;
+
 interface PendingChange {
   changes: ConfigChange[];
   events: number;
@@ -44,8 +52,11 @@ interface PendingChange {
  * registry and an immutable push context, works out what changed, and hands both to the
  * push target (the xDS server), which decides who gets what.
  */
+@injectable()
 export class PushCoordinator {
   private current: PushContext | undefined;
+  private push: PushTarget = () => undefined;
+  private readonly logger: ScopedLogger;
   private registry: ServiceRegistrySnapshot = { services: new Map(), endpoints: new Map() };
   private snapshot: ConfigSnapshot = new Map();
   private version = 0;
@@ -53,12 +64,12 @@ export class PushCoordinator {
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly store: ConfigStore,
-    private readonly options: PushCoordinatorOptions,
-    private readonly push: (push: PushContext, change: ChangeSet, changeAt: number) => void,
-    private readonly observer: PushPipelineObserver,
-    private readonly logger: ScopedLogger,
+    @inject(MemoryConfigStore) private readonly store: ConfigStore,
+    @inject(PushCoordinatorOptionsToken) private readonly options: PushCoordinatorOptions,
+    @inject(PushPipelineObserverToken) private readonly observer: PushPipelineObserver,
+    @inject(LoggingToken) logging: Logging,
   ) {
+    this.logger = logging.scope('model');
     this.debouncer = new Debouncer<PendingChange>(
       options.debounceAfterMs,
       options.debounceMaxMs,
@@ -67,8 +78,9 @@ export class PushCoordinator {
     );
   }
 
-  /** Builds the first push context from what the store holds now and starts listening. */
-  start(): PushContext {
+  /** Builds the first push context from what the store holds now and starts listening; later ones go to `target`. */
+  start(target: PushTarget): PushContext {
+    this.push = target;
     this.unsubscribe = this.store.onChange((changes) => this.onChange(changes));
     const { push } = this.rebuild([]);
     return push;

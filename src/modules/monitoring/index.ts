@@ -1,3 +1,4 @@
 export * from './metrics';
-export { ListenAddress, parseListenAddress, formatListenAddress, listenOn } from './listen-address';
-export { MonitoringServer, MonitoringServerOptions, MetricsSource, isLoopbackAddress } from './monitoring-server';
+export { ListenAddress, ListenAddressError, parseListenAddress, formatListenAddress, listenOn } from './listen-address';
+export { MonitoringServer, MonitoringServerOptions, MonitoringServerOptionsToken, MetricsSource, isLoopbackAddress } from './monitoring-server';
+export { monitoringModule } from './module';

@@ -1,5 +1,6 @@
 import { isIP, isIPv6, Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { UserError } from '../shared/user-error';
 
 /** Where a server listens. `host` '' means every interface. */
 export interface ListenAddress {
@@ -10,6 +11,9 @@ export interface ListenAddress {
 // A DNS name: dot-separated labels of letters, digits and inner hyphens.
 const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
+/** A malformed address flag; the message names the flag and the value. */
+export class ListenAddressError extends UserError {}
+
 /**
  * Parses a Go-style listen address (`:15014`, `127.0.0.1:0`, `[::1]:8080`, `localhost:9876`),
  * the form the daemon's address flags take. An empty host comes back as '' and means all
@@ -19,7 +23,7 @@ const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])
  */
 export function parseListenAddress(addr: string, flag: string): ListenAddress {
   const fail = (why: string): never => {
-    throw new Error(`invalid --${flag.replace(/^-+/, '')} ${JSON.stringify(addr)}: ${why}`);
+    throw new ListenAddressError(`invalid --${flag.replace(/^-+/, '')} ${JSON.stringify(addr)}: ${why}`);
   };
   let host: string;
   let port: string;

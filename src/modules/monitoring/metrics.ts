@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { inject, injectable } from 'inversify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /*
@@ -40,6 +41,8 @@ export type PushTrigger =
 export type InboundUpdateType = 'config' | 'eds' | 'svc' | 'svcdelete';
 export type CacheReadType = 'hit' | 'miss';
 
+/** Bound by the monitoring module (component and version of this build). */
+export const DaemonMetricsOptionsToken = Symbol.for('mesh.DaemonMetricsOptions');
 export interface DaemonMetricsOptions {
   /** Component name for mesh_build, e.g. `pilot-discovery`. */
   component: string;
@@ -57,6 +60,7 @@ const CONVERGENCE_SECONDS = [0.1, 0.5, 1, 3, 5, 10, 20, 30];
 const PUSHCONTEXT_SECONDS = [0.01, 0.1, 0.5, 1, 3, 5];
 const CONFIG_SIZE_BYTES = [1, 10000, 1000000, 4000000, 10000000, 40000000];
 
+@injectable()
 export class DaemonMetrics {
   readonly registry = new Registry();
   readonly contentType = this.registry.contentType;
@@ -112,7 +116,7 @@ export class DaemonMetrics {
   readonly info: Gauge<'version'>;
   readonly startupDurationSeconds: Gauge;
 
-  constructor(options: DaemonMetricsOptions) {
+  constructor(@inject(DaemonMetricsOptionsToken) options: DaemonMetricsOptions) {
     this.now = options.now ?? Date.now;
     this.startTime = options.startTime ?? performance.timeOrigin;
     const registers = [this.registry];

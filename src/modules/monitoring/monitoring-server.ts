@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import { isIPv4 } from 'node:net';
+import { inject, injectable } from 'inversify';
 import { stopHttpServer } from './http-lifecycle';
 import { ListenAddress, listenOn } from './listen-address';
 
@@ -9,6 +10,8 @@ export interface MetricsSource {
   metrics(): Promise<string>;
 }
 
+/** Bound by the program that serves metrics (the daemon's discovery module). */
+export const MonitoringServerOptionsToken = Symbol.for('mesh.MonitoringServerOptions');
 export interface MonitoringServerOptions {
   /** From `--monitoringAddr` (see parseListenAddress). */
   address: ListenAddress;
@@ -31,10 +34,11 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 /** The daemon's self-monitoring HTTP server (`--monitoringAddr`, default `:15014`): `GET /metrics`. */
+@injectable()
 export class MonitoringServer {
   private readonly server: http.Server;
 
-  constructor(private readonly options: MonitoringServerOptions) {
+  constructor(@inject(MonitoringServerOptionsToken) private readonly options: MonitoringServerOptions) {
     this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 

@@ -1,1 +1,2 @@
+export { JwtAuthnFilterPlugin } from './generator';
 export { JwtAuthnProxyFilter } from './proxy-filter';

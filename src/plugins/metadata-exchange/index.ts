@@ -19,19 +19,28 @@ export function additionalLabels(raw: string): string[] {
     .filter((s) => s !== '');
 }
 
+/** The filters' config: the exchange protocol, and the extra labels of PILOT_MX_ADDITIONAL_LABELS. */
+function exchangeConfig(labels: readonly string[]): EnvoyFilter['typed_config'] {
+  const config: EnvoyFilter['typed_config'] = { '@type': METADATA_EXCHANGE_TYPE, protocol: METADATA_EXCHANGE_PROTOCOL };
+  if (labels.length > 0) config.additional_labels = [...labels];
+  return config;
+}
+
+const NAME = 'metadata-exchange';
+const ENABLED_BY = 'PILOT_ENABLE_METADATA_EXCHANGE';
+
 /**
  * Peers swap workload metadata in-band: the `mesh.metadata_exchange` network filter first on
- * every TCP (non-HTTP) chain, inbound and outbound, and the HTTP filter of the same name first
- * among the contributed filters of every HTTP connection manager. Both carry the extra labels
- * of PILOT_MX_ADDITIONAL_LABELS.
+ * every TCP (non-HTTP) chain, inbound and outbound (phase `first`).
  */
 @meshPlugin({
-  name: 'metadata-exchange',
-  enabledBy: 'PILOT_ENABLE_METADATA_EXCHANGE',
-  provides: [NetworkFilterContributor, HttpFilterContributor],
+  name: NAME,
+  enabledBy: ENABLED_BY,
+  phase: 'first',
+  provides: [NetworkFilterContributor],
   description: 'mesh.metadata_exchange filters (protocol mesh-peer-exchange) on TCP chains and HTTP connection managers',
 })
-export class MetadataExchangePlugin implements NetworkFilterContributor, HttpFilterContributor {
+export class MetadataExchangePlugin implements NetworkFilterContributor {
   private readonly labels: readonly string[];
 
   constructor(@inject(SettingsToken) settings: Settings) {
@@ -40,17 +49,25 @@ export class MetadataExchangePlugin implements NetworkFilterContributor, HttpFil
 
   networkFilters(context: FilterChainContext): { before?: EnvoyFilter[] } {
     if (isHttpProtocol(context.port.protocol)) return {};
-    return { before: [{ name: METADATA_EXCHANGE_FILTER, typed_config: this.config() }] };
+    return { before: [{ name: METADATA_EXCHANGE_FILTER, typed_config: exchangeConfig(this.labels) }] };
+  }
+}
+
+/**
+ * The HTTP filter of the same name in every HTTP connection manager, optional (a proxy without
+ * it ignores it). Phase `default`, first of the plugins' filters: jwt_authn and RBAC stay ahead
+ * of it, as they always were in the generated chains.
+ */
+@meshPlugin({ name: NAME, enabledBy: ENABLED_BY, provides: [HttpFilterContributor] })
+export class MetadataExchangeHttpPlugin implements HttpFilterContributor {
+  private readonly labels: readonly string[];
+
+  constructor(@inject(SettingsToken) settings: Settings) {
+    this.labels = additionalLabels(settings.string('PILOT_MX_ADDITIONAL_LABELS'));
   }
 
   httpFilters(): EnvoyFilter[] {
-    const filter: EnvoyFilter & { is_optional: boolean } = { name: METADATA_EXCHANGE_FILTER, typed_config: this.config(), is_optional: true };
+    const filter: EnvoyFilter & { is_optional: boolean } = { name: METADATA_EXCHANGE_FILTER, typed_config: exchangeConfig(this.labels), is_optional: true };
     return [filter];
-  }
-
-  private config(): EnvoyFilter['typed_config'] {
-    const config: EnvoyFilter['typed_config'] = { '@type': METADATA_EXCHANGE_TYPE, protocol: METADATA_EXCHANGE_PROTOCOL };
-    if (this.labels.length > 0) config.additional_labels = [...this.labels];
-    return config;
   }
 }

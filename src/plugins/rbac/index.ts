@@ -1,1 +1,2 @@
+export { RbacHttpFilterPlugin, RbacNetworkFilterPlugin } from './generator';
 export { RbacProxyHttpFilter, RbacProxyNetworkFilter } from './proxy-filter';

@@ -1,3 +1,4 @@
+import { inject, injectable, optional } from 'inversify';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service, ServicePort } from '../../registry/model';
@@ -11,6 +12,8 @@ import { buildServerListener, GRPC_SERVER_LISTENER_PREFIX } from './server-liste
 import { FAULT_FILTER, FAULT_TYPE, HCM_TYPE, ROUTER_FILTER, ROUTER_TYPE } from '../../envoy/well-known';
 
 
+/** Bound by the generators module. */
+export const GrpcGeneratorOptionsToken = Symbol.for('mesh.GrpcGeneratorOptions');
 export interface GrpcGeneratorOptions {
   /** Applied to every endpoint of EDS. */
   endpoints?: readonly EndpointContributor[];
@@ -37,6 +40,7 @@ let instances = 0;
  * `outbound|<port>|<subset>|<host>`, which are EDS clusters. An xDS-enabled server asks for
  * `xds.mesh.io/grpc/lds/inbound/<ip>:<port>` (gRFC A36; see `server-listener.ts`).
  */
+@injectable()
 export class GrpcGenerator implements XdsGenerator {
   private readonly endpointContributors: readonly EndpointContributor[];
   private readonly serverHttpFilters: readonly HttpFilterContributor[];
@@ -44,7 +48,7 @@ export class GrpcGenerator implements XdsGenerator {
   /** Generators with different options must not share memoized output. */
   private readonly memoPrefix = `grpc#${instances++}`;
 
-  constructor(options: GrpcGeneratorOptions = {}) {
+  constructor(@inject(GrpcGeneratorOptionsToken) @optional() options: GrpcGeneratorOptions = {}) {
     this.endpointContributors = options.endpoints ?? [];
     this.serverHttpFilters = options.serverHttpFilters ?? [];
     this.mtls = options.mtls ? resolveMtlsOptions(options.mtls) : undefined;

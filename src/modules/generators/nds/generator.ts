@@ -1,3 +1,4 @@
+import { injectable } from 'inversify';
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { encodeResource } from '../../model/body-interning';
@@ -14,6 +15,7 @@ export const NAME_TABLE_RESOURCE = '';
  * NDS: the name table for proxies whose agent runs the DNS proxy; none for the others. One
  * encoded table is shared by every proxy with the same scope, namespace and network in a push.
  */
+@injectable()
 export class NameTableGenerator implements XdsGenerator {
   generate(request: GenerateRequest): XdsResource[] {
     const { push, proxy, names } = request;

@@ -1,10 +1,11 @@
+import { inject, injectable, optional } from 'inversify';
 import { resolveMtlsOptions, TlsModeEndpointMetadata } from '../../security/mtls';
 import { TypeUrl } from '../../envoy/type-urls';
 import { GenerateRequest, XdsGenerator, XdsResource } from '../../model/generator';
 import { sidecarClusters } from './clusters';
 import { sidecarEndpoints } from './endpoints';
 import { sidecarListeners } from './listeners';
-import { SidecarContext, SidecarGeneratorOptions } from './options';
+import { SidecarContext, SidecarGeneratorOptions, SidecarGeneratorOptionsToken } from './options';
 import { DEFAULT_PATH_NORMALIZATION, pathNormalizationFields } from './path-normalization';
 import { sidecarRoutes } from './routes';
 
@@ -20,10 +21,11 @@ let instances = 0;
  * proxy's addresses, namespace and labels for inbound config. Contributors are expected to
  * give the same output for proxies with equal keys.
  */
+@injectable()
 export class SidecarGenerator implements XdsGenerator {
   private readonly ctx: SidecarContext;
 
-  constructor(options: Partial<SidecarGeneratorOptions> = {}) {
+  constructor(@inject(SidecarGeneratorOptionsToken) @optional() options: Partial<SidecarGeneratorOptions> = {}) {
     const mtls = options.mtls ? resolveMtlsOptions(options.mtls) : undefined;
     this.ctx = {
       networkFilters: options.networkFilters ?? [],

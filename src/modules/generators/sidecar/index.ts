@@ -1,5 +1,5 @@
 export { SidecarGenerator } from './generator';
-export { SidecarGeneratorOptions } from './options';
+export { SidecarGeneratorOptions, SidecarGeneratorOptionsToken } from './options';
 export { DEFAULT_PATH_NORMALIZATION, PATH_NORMALIZATION_MODES, PathNormalizationMode } from './path-normalization';
 export { BLACKHOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER } from './clusters';
 export { VIRTUAL_INBOUND, VIRTUAL_OUTBOUND } from './listeners';

@@ -5,6 +5,9 @@ import {
 } from '../../model/generator';
 import { PathNormalizationMode } from './path-normalization';
 
+/** Bound by the generators module: the enabled contributions, settings and mesh config. */
+export const SidecarGeneratorOptionsToken = Symbol.for('mesh.SidecarGeneratorOptions');
+
 /** What the sidecar generator is built with (the container passes the bound contributors). */
 export interface SidecarGeneratorOptions {
   networkFilters: readonly NetworkFilterContributor[];

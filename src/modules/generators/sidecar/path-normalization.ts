@@ -1,3 +1,6 @@
+import { PATH_NORMALIZATION_MODES } from '../../mesh-config/values';
+export { DEFAULT_PATH_NORMALIZATION, PATH_NORMALIZATION_MODES, PathNormalizationMode } from '../../mesh-config/values';
+
 /**
  * Mesh config `pathNormalization.normalization` → the HttpConnectionManager fields that make
  * Envoy (and the built-in proxy, which reads the same fields) normalize request paths before
@@ -9,13 +12,9 @@
  * | BASE (default), DEFAULT    | true           | -             | KEEP_UNCHANGED                   |
  * | MERGE_SLASHES              | true           | true          | KEEP_UNCHANGED                   |
  * | DECODE_AND_MERGE_SLASHES   | true           | true          | UNESCAPE_AND_FORWARD             |
+ *
+ * The modes are the mesh config's (mesh-config/values.ts); an unknown one throws naming the field.
  */
-export const PATH_NORMALIZATION_MODES = ['NONE', 'BASE', 'DEFAULT', 'MERGE_SLASHES', 'DECODE_AND_MERGE_SLASHES'] as const;
-export type PathNormalizationMode = (typeof PATH_NORMALIZATION_MODES)[number];
-
-export const DEFAULT_PATH_NORMALIZATION: PathNormalizationMode = 'BASE';
-
-/** The HCM fields of a mode; throws naming the mesh config field for an unknown one. */
 export function pathNormalizationFields(mode: string): Record<string, unknown> {
   switch (mode) {
     case 'NONE':

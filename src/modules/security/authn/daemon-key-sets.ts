@@ -3,6 +3,7 @@
  * that reads it, and the glue to the push pipeline (which key sets to fetch for a push context,
  * and a push when fetched keys change).
  */
+import { inject, injectable } from 'inversify';
 import { RequestAuthenticationSpec } from '../../config/kinds/request-authentication';
 import { ConfigChange, ConfigSnapshot } from '../../config/store';
 import { ConfigResource } from '../../config/resource';
@@ -29,23 +30,30 @@ export function keySetSettingsFrom(settings: Settings): KeySetSettings {
   return { mode, refreshIntervalMs: interval.milliseconds, insecureSkipVerify: settings.bool('JWKS_RESOLVER_INSECURE_SKIP_VERIFY') };
 }
 
+export const DaemonKeySetsOptionsToken = Symbol.for('mesh.DaemonKeySetsOptions');
 export interface DaemonKeySetsOptions extends KeySetSettings {
   observer?: JwksResolverObserver;
   logger?: JwksResolverLogger;
-  /** The push context in force, whose policies a key change concerns. */
-  currentPush: () => PushContext | undefined;
-  /** Pushes as if these policies had changed (they generate other keys now). */
-  requestPush: (changes: ConfigChange[]) => void;
 }
 
+/** The push pipeline the key sets follow, given when the daemon starts them (it is built after them). */
+export interface KeySetPushes {
+  /** The push context in force, whose policies a key change concerns. */
+  currentPush(): PushContext | undefined;
+  /** Pushes as if these policies had changed (they generate other keys now). */
+  requestPush(changes: ConfigChange[]): void;
+}
+
+@injectable()
 export class DaemonKeySets {
   readonly resolver: JwksResolver;
-  /** The jwt_authn contributor; the first inbound HTTP filter. */
+  /** The jwt_authn contributor (the jwt-authn plugin serves it). */
   readonly filters: RequestAuthenticationFilters;
+  private pushes: KeySetPushes | undefined;
   /** Key changes lead to pushes only once the daemon serves config. */
   private serving = false;
 
-  constructor(private readonly options: DaemonKeySetsOptions) {
+  constructor(@inject(DaemonKeySetsOptionsToken) private readonly options: DaemonKeySetsOptions) {
     this.resolver = new JwksResolver({
       refreshIntervalMs: options.refreshIntervalMs,
       insecureSkipVerify: options.insecureSkipVerify,
@@ -60,7 +68,8 @@ export class DaemonKeySets {
    * Fetches the key sets the first push context needs and waits for them (each bounded by its
    * rule's timeout), so the first proxies get real keys; then refreshes them periodically.
    */
-  async start(first: PushContext): Promise<void> {
+  async start(first: PushContext, pushes: KeySetPushes): Promise<void> {
+    this.pushes = pushes;
     await this.resolver.want(this.wanted(first.resources<RequestAuthenticationSpec>('RequestAuthentication'), first));
     this.resolver.start();
     this.serving = true;
@@ -80,7 +89,7 @@ export class DaemonKeySets {
   configChanged(changes: readonly ConfigChange[], snapshot: ConfigSnapshot): void {
     if (!changes.some((c) => c.kind === 'RequestAuthentication')) return;
     const policies = (snapshot.get('RequestAuthentication') ?? []) as readonly ConfigResource<RequestAuthenticationSpec>[];
-    void this.resolver.want(this.wanted(policies, this.options.currentPush()));
+    void this.resolver.want(this.wanted(policies, this.pushes?.currentPush()));
   }
 
   stop(): void {
@@ -93,11 +102,12 @@ export class DaemonKeySets {
   }
 
   private keysChanged(ids: string[]): void {
-    const push = this.options.currentPush();
+    const push = this.pushes?.currentPush();
     if (!this.serving || !push) return;
     const keys = policiesUsingKeySets(push.resources<RequestAuthenticationSpec>('RequestAuthentication'), new Set(ids));
     // None: the policies are not in force yet, and the push that brings them reads the new keys.
     if (keys.length === 0) return;
-    this.options.requestPush(keys.map((key) => ({ key, kind: 'RequestAuthentication', type: 'updated' })));
+    this.options.logger?.info(`fetched key sets changed; pushing ${keys.join(', ')}`);
+    this.pushes!.requestPush(keys.map((key) => ({ key, kind: 'RequestAuthentication', type: 'updated' })));
   }
 }

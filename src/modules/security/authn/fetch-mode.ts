@@ -5,6 +5,7 @@
  *   of the mesh, the daemon otherwise;
  * - `proxy`: the proxy always fetches them.
  */
+import { UserError } from '../../shared/user-error';
 export type JwksFetchMode = 'meshd' | 'hybrid' | 'proxy';
 
 const MODES = new Map<string, JwksFetchMode>([
@@ -19,7 +20,7 @@ const MODES = new Map<string, JwksFetchMode>([
 export const JWKS_FETCH_MODE_VALUES: readonly string[] = [...MODES.keys()];
 
 /** A request-authentication setting with a value the daemon cannot use; the message names it. */
-export class AuthnSettingError extends Error {}
+export class AuthnSettingError extends UserError {}
 
 /** Parses a setting value (any letter case, as booleans are); throws naming the setting and the values it accepts. */
 export function parseJwksFetchMode(value: string, setting = 'PILOT_JWT_ENABLE_REMOTE_JWKS'): JwksFetchMode {

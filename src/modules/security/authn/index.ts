@@ -1,6 +1,6 @@
 /** Request authentication: RequestAuthentication → jwt_authn, and the daemon's key-set resolver. */
 export { RequestAuthenticationFilters, RequestAuthenticationFiltersOptions } from './contributor';
-export { DaemonKeySets, DaemonKeySetsOptions, KeySetSettings, keySetSettingsFrom } from './daemon-key-sets';
+export { DaemonKeySets, DaemonKeySetsOptions, DaemonKeySetsOptionsToken, KeySetPushes, KeySetSettings, keySetSettingsFrom } from './daemon-key-sets';
 export { FAIL_CLOSED_KEY_ID, failClosedJwks } from './fail-closed-jwks';
 export { JWKS_FETCH_MODE_VALUES, JwksFetchMode, AuthnSettingError, parseJwksFetchMode } from './fetch-mode';
 export { HttpGetError, HttpGetOptions, httpGetText } from './http-get';

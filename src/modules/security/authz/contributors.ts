@@ -13,6 +13,8 @@ import { policiesFor } from '../selection';
 import { AuthzLog, buildAuthzFilters, ChainKind, SILENT_LOG } from './builder';
 import { LOCAL_TRUST_DOMAIN, TrustDomainBundle } from './trust-domain';
 
+/** The options the rbac plugin's parts are built with (the mesh config's trust domains); bound by the security module. */
+export const AuthzOptionsToken = Symbol.for('mesh.AuthzOptions');
 export interface AuthzContributorOptions {
   /** The mesh's trust domain; `cluster.local` when not given. */
   trustDomain?: string;

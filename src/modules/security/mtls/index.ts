@@ -10,7 +10,7 @@ export {
 export {
   clientTlsFacts, DEFAULT_TRUST_DOMAIN, DISABLED_TLS_MODE, endpointTlsMode, MESH_TLS_MODE, serviceIdentities, spiffeId, TLS_MODE_LABEL,
 } from './identity';
-export { MtlsOptions, mtlsOptionsKey, ResolvedMtlsOptions, resolveMtlsOptions } from './options';
+export { MtlsOptions, mtlsOptionsKey, MtlsOptionsToken, ResolvedMtlsOptions, resolveMtlsOptions } from './options';
 export {
   applyClusterTls, ClusterTlsTarget, CREDENTIAL_CA_SUFFIX, FILE_CERT_PREFIX, FILE_ROOT_PREFIX, meshSni, SYSTEM_ROOTS, TRANSPORT_SOCKET_MATCH_KEY,
 } from './cluster-tls';

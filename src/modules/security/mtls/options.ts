@@ -1,5 +1,8 @@
 import { DEFAULT_TRUST_DOMAIN } from './identity';
 
+/** The mesh's mTLS options for the generators (mesh config and settings); bound by the security module. */
+export const MtlsOptionsToken = Symbol.for('mesh.MtlsOptions');
+
 /** How generated config does mesh mutual TLS. */
 export interface MtlsOptions {
   /** Trust domain of workload identities; `cluster.local` when not given. */

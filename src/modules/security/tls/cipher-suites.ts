@@ -3,6 +3,8 @@
  * TLS 1.2 suites differently, so each accepted name maps to OpenSSL's. TLS 1.3 suites keep
  * their IANA names in OpenSSL.
  */
+import { UserError } from '../../shared/user-error';
+
 const SECURE: Record<string, string> = {
   TLS_AES_128_GCM_SHA256: 'TLS_AES_128_GCM_SHA256',
   TLS_AES_256_GCM_SHA384: 'TLS_AES_256_GCM_SHA384',
@@ -35,7 +37,8 @@ const INSECURE: Record<string, string> = {
   TLS_RSA_WITH_RC4_128_SHA: 'RC4-SHA',
 };
 
-export class CipherSuiteError extends Error {}
+/** A `--tls-cipher-suites` value the user can fix. */
+export class CipherSuiteError extends UserError {}
 
 export interface CipherSelection {
   /** Node `ciphers` option (TLS 1.2 suites), or undefined for Node's defaults. */

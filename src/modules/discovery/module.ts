@@ -1,0 +1,51 @@
+import { ContainerModule } from 'inversify';
+import { MemoryConfigStoreOptionsToken } from '../config';
+import { DebugHttpServer, DebugHttpServerOptionsToken } from '../debug';
+import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
+import { RegistryOptionsToken } from '../registry';
+import { XdsServer, XdsServerOptionsToken } from '../xds/server';
+import { DaemonConfigSources } from './config-sources';
+import { Daemon, DaemonToken } from './daemon';
+import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
+import { DaemonSecurity } from './daemon-security';
+import { DaemonDebugHandlers } from './debug-handlers';
+import { DaemonHttpsServer } from './https-server';
+import { PipelineMetricsObserver, StoreOptionsWithMetrics } from './observers';
+import { PushOptionsFromSettings } from './pipeline-options';
+import { PushCoordinator, PushCoordinatorOptionsToken, PushPipelineObserverToken } from './push-coordinator';
+import { DaemonReadiness } from './readiness';
+import { DebugServerOptionsFromSettings, MonitoringOptionsFromSettings } from './server-options';
+import { XdsServerOptionsFromSettings } from './xds-server';
+
+/**
+ * The daemon (`pilot-discovery discovery`): its services and their options, mapped here from
+ * the command's DaemonFlags (bound in the command's scope), the settings and the mesh config.
+ */
+export function discoveryModule(): ContainerModule {
+  return new ContainerModule((bind) => {
+    bind(DaemonAddresses).toSelf().inSingletonScope();
+    bind(DaemonTlsFlagsToken).to(DaemonTlsFromFlags).inSingletonScope();
+    bind(RegistryOptionsToken).to(RegistriesFromFlags).inSingletonScope();
+    bind(DaemonReadiness).toSelf().inSingletonScope();
+
+    // Config into pushes.
+    bind(MemoryConfigStoreOptionsToken).to(StoreOptionsWithMetrics).inSingletonScope();
+    bind(DaemonConfigSources).toSelf().inSingletonScope();
+    bind(PushCoordinatorOptionsToken).to(PushOptionsFromSettings).inSingletonScope();
+    bind(PushPipelineObserverToken).to(PipelineMetricsObserver).inSingletonScope();
+    bind(PushCoordinator).toSelf().inSingletonScope();
+
+    // Servers.
+    bind(XdsServerOptionsToken).to(XdsServerOptionsFromSettings).inSingletonScope();
+    bind(XdsServer).toSelf().inSingletonScope();
+    bind(DaemonSecurity).toSelf().inSingletonScope();
+    bind(DaemonDebugHandlers).toSelf().inSingletonScope();
+    bind(DebugHttpServerOptionsToken).to(DebugServerOptionsFromSettings).inSingletonScope();
+    bind(DebugHttpServer).toSelf().inSingletonScope();
+    bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
+    bind(MonitoringServer).toSelf().inSingletonScope();
+    bind(DaemonHttpsServer).toSelf().inSingletonScope();
+
+    bind(DaemonToken).to(Daemon).inSingletonScope();
+  });
+}

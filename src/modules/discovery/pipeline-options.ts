@@ -1,0 +1,43 @@
+import { inject, injectable } from 'inversify';
+import { ServiceEntrySpec } from '../config/kinds/service-entry';
+import { ConfigResource } from '../config/resource';
+import { MeshConfig } from '../mesh-config';
+import { XdsCache } from '../model/xds-cache';
+import { DaemonMetrics } from '../monitoring';
+import { ServiceRegistries } from '../registry';
+import { Settings, SettingsToken } from '../settings';
+import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
+import { xdsCacheFrom } from './observers';
+import { PushCoordinatorOptions } from './push-coordinator';
+
+/**
+ * The push pipeline's options: `--domain`, the mesh config's root namespace, the debounce
+ * settings (PILOT_DEBOUNCE_AFTER/MAX, PILOT_ENABLE_EDS_DEBOUNCE), the other registries'
+ * services and the xDS cache.
+ */
+@injectable()
+export class PushOptionsFromSettings implements PushCoordinatorOptions {
+  readonly domain: string;
+  readonly rootNamespace: string;
+  readonly debounceAfterMs: number;
+  readonly debounceMaxMs: number;
+  readonly edsDebounce: boolean;
+  readonly extraServiceEntries: readonly ConfigResource<ServiceEntrySpec>[];
+  readonly cache: XdsCache | undefined;
+
+  constructor(
+    @inject(DaemonFlagsToken) flags: DaemonFlags,
+    @inject(SettingsToken) settings: Settings,
+    @inject(MeshConfig) mesh: MeshConfig,
+    @inject(ServiceRegistries) registries: ServiceRegistries,
+    @inject(DaemonMetrics) metrics: DaemonMetrics,
+  ) {
+    this.domain = flags.domain;
+    this.rootNamespace = mesh.rootNamespace;
+    this.debounceAfterMs = settings.duration('PILOT_DEBOUNCE_AFTER').milliseconds;
+    this.debounceMaxMs = settings.duration('PILOT_DEBOUNCE_MAX').milliseconds;
+    this.edsDebounce = settings.bool('PILOT_ENABLE_EDS_DEBOUNCE');
+    this.extraServiceEntries = registries.serviceEntries();
+    this.cache = xdsCacheFrom(settings, metrics);
+  }
+}

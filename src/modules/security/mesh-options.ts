@@ -1,0 +1,77 @@
+/**
+ * The security services' options, mapped from the settings and the mesh config: what the
+ * security module binds to the option tokens (one class per service).
+ */
+import { inject, injectable } from 'inversify';
+import { Logging, LoggingToken } from '../logging';
+import { MeshConfig } from '../mesh-config';
+import { DaemonMetrics } from '../monitoring';
+import { Settings, SettingsToken } from '../settings';
+import { DaemonKeySetsOptions, JwksFetchMode, JwksResolverLogger, JwksResolverObserver, keySetSettingsFrom } from './authn';
+import { AuthzContributorOptions, AuthzLog } from './authz';
+import { CaOptions, CaOverrides, caOptionsFrom } from './ca';
+import { MtlsOptions } from './mtls';
+
+/** PILOT_JWT_* settings (AuthnSettingError when unusable), fetches counted in the daemon's metrics. */
+@injectable()
+export class KeySetOptionsFromSettings implements DaemonKeySetsOptions {
+  readonly mode: JwksFetchMode;
+  readonly refreshIntervalMs: number;
+  readonly insecureSkipVerify: boolean;
+  readonly observer: JwksResolverObserver;
+  readonly logger: JwksResolverLogger;
+
+  constructor(@inject(SettingsToken) settings: Settings, @inject(LoggingToken) logging: Logging, @inject(DaemonMetrics) metrics: DaemonMetrics) {
+    const { mode, refreshIntervalMs, insecureSkipVerify } = keySetSettingsFrom(settings);
+    this.mode = mode;
+    this.refreshIntervalMs = refreshIntervalMs;
+    this.insecureSkipVerify = insecureSkipVerify;
+    this.observer = { fetched: (ok) => (ok ? metrics.jwksFetchSuccess : metrics.jwksFetchFail).inc() };
+    this.logger = logging.scope('authn');
+  }
+}
+
+/** RBAC principals in the mesh's trust domain and its aliases; skipped rules logged under `authorization`. */
+@injectable()
+export class MeshAuthzOptions implements AuthzContributorOptions {
+  readonly trustDomain: string;
+  readonly trustDomainAliases: readonly string[];
+  readonly log: AuthzLog;
+
+  constructor(@inject(MeshConfig) mesh: MeshConfig, @inject(LoggingToken) logging: Logging) {
+    this.trustDomain = mesh.trustDomain;
+    this.trustDomainAliases = mesh.trustDomainAliases;
+    this.log = logging.scope('authorization');
+  }
+}
+
+/** Mesh config trustDomain and enableAutoMtls; the peer-exchange ALPN while metadata exchange is on and its ALPN not disabled. */
+@injectable()
+export class MeshMtlsOptions implements MtlsOptions {
+  readonly trustDomain: string;
+  readonly enableAutoMtls: boolean;
+  readonly peerExchangeAlpn: boolean;
+
+  constructor(@inject(MeshConfig) mesh: MeshConfig, @inject(SettingsToken) settings: Settings) {
+    this.trustDomain = mesh.trustDomain;
+    this.enableAutoMtls = mesh.enableAutoMtls;
+    this.peerExchangeAlpn = settings.bool('PILOT_ENABLE_METADATA_EXCHANGE') && !settings.bool('PILOT_DISABLE_MX_ALPN');
+  }
+}
+
+/**
+ * The CA's options from the settings, in the mesh's trust domain. Read when the CA starts, so a
+ * daemon without a CA (ENABLE_CA_SERVER=false) never trips over CA settings.
+ */
+@injectable()
+export class DaemonCaSettings {
+  constructor(
+    @inject(SettingsToken) private readonly settings: Settings,
+    @inject(MeshConfig) private readonly mesh: MeshConfig,
+  ) {}
+
+  /** @throws Error naming the setting whose value the CA cannot use. */
+  options(overrides: Omit<CaOverrides, 'trustDomain'> = {}): CaOptions {
+    return caOptionsFrom(this.settings, { ...overrides, trustDomain: this.mesh.trustDomain });
+  }
+}

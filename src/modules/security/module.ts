@@ -1,0 +1,16 @@
+import { ContainerModule } from 'inversify';
+import { DaemonKeySets, DaemonKeySetsOptionsToken } from './authn';
+import { AuthzOptionsToken } from './authz';
+import { MtlsOptionsToken } from './mtls';
+import { DaemonCaSettings, KeySetOptionsFromSettings, MeshAuthzOptions, MeshMtlsOptions } from './mesh-options';
+
+/** The security pieces the daemon uses: its key sets (jwt_authn), the authz and mTLS options of generated config, the CA's settings. */
+export function securityModule(): ContainerModule {
+  return new ContainerModule((bind) => {
+    bind(DaemonKeySetsOptionsToken).to(KeySetOptionsFromSettings).inSingletonScope();
+    bind(DaemonKeySets).toSelf().inSingletonScope();
+    bind(AuthzOptionsToken).to(MeshAuthzOptions).inSingletonScope();
+    bind(MtlsOptionsToken).to(MeshMtlsOptions).inSingletonScope();
+    bind(DaemonCaSettings).toSelf().inSingletonScope();
+  });
+}
