@@ -5,6 +5,8 @@ import { agentModule } from './modules/agent/module';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
+import { xdsModule } from './modules/xds/module';
+import { debugModule } from './modules/debug/module';
 import { CommandArgv, CommandFactory, CommandTreeToken, OclifConfig } from './modules/cli/command-injection';
 import { CommandScope } from './modules/cli/command-scope';
 import type { CommandTree } from './modules/cli/command-tree';
@@ -77,6 +79,8 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     registryModule(),
     securityModule(),
     generatorsModule(),
+    xdsModule(),
+    debugModule(),
     discoveryModule(),
     pluginsModule(plugins),
     cliModule(),

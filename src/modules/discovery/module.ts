@@ -1,9 +1,9 @@
 import { ContainerModule } from 'inversify';
 import { MemoryConfigStoreOptionsToken } from '../config';
-import { DebugHttpServer, DebugHttpServerOptionsToken } from '../debug';
+import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
 import { RegistryOptionsToken } from '../registry';
-import { XdsServer, XdsServerOptionsToken } from '../xds/server';
+import { XdsServerOptionsToken } from '../xds/server';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
@@ -37,11 +37,9 @@ export function discoveryModule(): ContainerModule {
 
     // Servers.
     bind(XdsServerOptionsToken).to(XdsServerOptionsFromSettings).inSingletonScope();
-    bind(XdsServer).toSelf().inSingletonScope();
     bind(DaemonSecurity).toSelf().inSingletonScope();
     bind(DaemonDebugHandlers).toSelf().inSingletonScope();
     bind(DebugHttpServerOptionsToken).to(DebugServerOptionsFromSettings).inSingletonScope();
-    bind(DebugHttpServer).toSelf().inSingletonScope();
     bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
     bind(MonitoringServer).toSelf().inSingletonScope();
     bind(DaemonHttpsServer).toSelf().inSingletonScope();
