@@ -4,7 +4,7 @@ import { CORE_HTTP_FILTERS } from '../../../src/modules/proxy/core-filters';
 import { acceptOnlyNetworkFilter } from '../../../src/modules/proxy/filters/accept-only';
 import { passRequest } from '../../../src/modules/proxy/http/filter-api';
 import { FilterRegistry } from '../../../src/modules/proxy/http/filter-registry';
-import { TestContext } from '../../proxy/filters/support';
+import { TestContext } from './filters/support';
 
 const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER_TYPE } };
 const UNKNOWN = 'type.googleapis.com/example.Unknown';

@@ -8,7 +8,7 @@ import { FilterRegistry } from '../../../src/modules/proxy/http/filter-registry'
 import { Router } from '../../../src/modules/proxy/http/router';
 import { ClusterManager } from '../../../src/modules/proxy/upstream/cluster-manager';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
-import { TestContext } from '../../proxy/filters/support';
+import { TestContext } from './filters/support';
 
 const TYPE = 'type.googleapis.com/test.Tag';
 

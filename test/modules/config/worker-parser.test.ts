@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { DEFAULT_CONFIG_FILE_LIMITS, formatIssue, KindRegistry, KINDS, parseConfigBytes, validateParsedFile, WorkerConfigParser } from '../../../src/modules/config';
+
+const kinds = new KindRegistry(KINDS);
+
+const WORKLOAD_ENTRY = `apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: w, namespace: foo, labels: { app: w } }
+spec: { address: 10.0.0.1, ports: { http: 8080 } }
+`;
+
+describe('config: parsing in a worker thread', function () {
+  this.timeout(20_000);
+  const parsers: WorkerConfigParser[] = [];
+  const parser = (options: Partial<ConstructorParameters<typeof WorkerConfigParser>[0]> = {}) => {
+    const p = new WorkerConfigParser({ limits: DEFAULT_CONFIG_FILE_LIMITS, ...options });
+    parsers.push(p);
+    return p;
+  };
+  afterEach(() => parsers.splice(0).forEach((p) => p.stop()));
+
+  it('gives, once validated against the caller\'s kinds, what parsing in-process gives', async () => {
+    const text = Buffer.from(`${WORKLOAD_ENTRY}---\n${WORKLOAD_ENTRY.replace('name: w,', 'name: W,')}`);
+    const inWorker = validateParsedFile('w.yaml', await parser().parse('w.yaml', text), kinds);
+    const inProcess = parseConfigBytes('w.yaml', text, kinds);
+    expect(JSON.parse(JSON.stringify(inWorker))).to.deep.equal(JSON.parse(JSON.stringify(inProcess)));
+    expect(inWorker.resources).to.have.length(1);
+    expect(inWorker.issues.map(formatIssue)[0]).to.match(/^w\.yaml:8: document 2 \(WorkloadEntry foo\/W\): metadata\.name/);
+  });
+
+  it('rejects a file that takes longer than its time limit, and parses the next one with a fresh worker', async () => {
+    const p = parser({ timeoutMs: 50 });
+    const slow = Buffer.from(`${WORKLOAD_ENTRY}---\n`.repeat(5000));
+    const r = await p.parse('slow.yaml', slow);
+    expect(r.fileRejected).to.equal(true);
+    expect(r.issues.map(formatIssue)).to.deep.equal(['slow.yaml: parsing took longer than 50 ms (the limit)']);
+    const next = await parser({ timeoutMs: 10_000 }).parse('w.yaml', Buffer.from(WORKLOAD_ENTRY));
+    expect(next.documents).to.have.length(1);
+  });
+
+  it('rejects a file that needs more memory than the worker may have, and goes on', async () => {
+    const p = parser({ maxHeapMb: 64 });
+    // Flow mappings cost the YAML library ~170 bytes of heap per input byte.
+    const heavy = Buffer.from(`items:\n${Array.from({ length: 60_000 }, (_, i) => `  - {a: ${i}, b: x${i}}`).join('\n')}\n`);
+    const r = await p.parse('heavy.yaml', heavy);
+    expect(r.issues.map(formatIssue)).to.deep.equal(['heavy.yaml: parsing needs more than 64 MiB of memory (the limit for files of this size)']);
+    expect((await p.parse('w.yaml', Buffer.from(WORKLOAD_ENTRY))).documents).to.have.length(1);
+  });
+
+  it('ends a parse in flight when stopped, and starts afresh for the next one', async () => {
+    const p = parser();
+    const inFlight = p.parse('slow.yaml', Buffer.from(`${WORKLOAD_ENTRY}---\n`.repeat(5000)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    p.stop();
+    expect((await inFlight).issues.map(formatIssue)).to.deep.equal(['slow.yaml: the parser stopped (exit code 1)']);
+    expect((await p.parse('w.yaml', Buffer.from(WORKLOAD_ENTRY))).documents).to.have.length(1);
+  });
+});

@@ -1,0 +1,180 @@
+import { expect } from 'chai';
+import { Container } from 'inversify';
+import { TypeUrl } from '../../../src/modules/envoy/type-urls';
+import { encodeResource } from '../../../src/modules/model/body-interning';
+import { XdsGenerator } from '../../../src/modules/model/generator';
+import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
+import { newWatchState, versionMarker } from '../../../src/modules/xds/connection';
+import { XdsObserver } from '../../../src/modules/xds/observer';
+import { keepRemovedResources, namesToGenerate, planDeltaResponse, planSotwResponse } from '../../../src/modules/xds/response-planner';
+import { XdsServer, XdsServerOptions, XdsServerOptionsToken } from '../../../src/modules/xds/server';
+import { resourceVersion } from '../../../src/modules/xds/versions';
+import { WriteBudget } from '../../../src/modules/xds/write-budget';
+import { resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
+import { pushOf } from '../../helpers/push';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const resource = (name: string, text = name) => ({ name, body: Buffer.from(text) });
+
+describe('xDS server parts', () => {
+  describe('WriteBudget (connect storms)', () => {
+    it('holds a preparation slot until freed, and frees it once however often it is freed', async () => {
+      const budget = new WriteBudget(1, 1000);
+      const first = await budget.startPreparing();
+      let second: (() => void) | undefined;
+      const waiting = budget.startPreparing().then((done) => (second = done));
+      await sleep(5);
+      expect(second).to.equal(undefined);
+      first();
+      first();
+      await waiting;
+      // The double free above did not open a second slot: a third still waits.
+      let third = false;
+      const last = budget.startPreparing().then((done) => {
+        third = true;
+        done();
+      });
+      await sleep(5);
+      expect(third).to.equal(false);
+      second!();
+      await last;
+    });
+
+    it('reserves about the encoded size of a response and waits while it does not fit', async () => {
+      const budget = new WriteBudget(16, 2000);
+      const big = [resource('a', 'x'.repeat(1000))];
+      const reserved = await budget.reserve(TypeUrl.Cluster, big);
+      expect(reserved).to.be.greaterThan(1000).and.lessThan(2000);
+      let admitted = false;
+      const next = budget.reserve(TypeUrl.Cluster, big).then((n) => {
+        admitted = true;
+        return n;
+      });
+      await sleep(5);
+      expect(admitted).to.equal(false);
+      budget.release(reserved);
+      budget.release(await next);
+    });
+  });
+
+  describe('response planner (what was sent against what is generated)', () => {
+    it('answers a state-of-the-world CDS push only on a change or a removal, listing everything', () => {
+      const watch = newWatchState(undefined);
+      const [a, b] = [resource('a'), resource('b')];
+      const first = planSotwResponse(watch, TypeUrl.Cluster, [a, b], true)!;
+      expect(first.resources).to.deep.equal([a, b]);
+      first.recordSent();
+      expect(planSotwResponse(watch, TypeUrl.Cluster, [a, b], false)).to.equal(undefined);
+      // Same bytes in another buffer are no change either.
+      expect(planSotwResponse(watch, TypeUrl.Cluster, [a, resource('b')], false)).to.equal(undefined);
+      expect(planSotwResponse(watch, TypeUrl.Cluster, [a], false)!.resources).to.deep.equal([a]);
+    });
+
+    it('sends only the changed RDS and EDS resources on a push, and everything asked for on a request', () => {
+      const watch = newWatchState(new Set(['r1', 'r2']));
+      const [r1, r2] = [resource('r1'), resource('r2')];
+      planSotwResponse(watch, TypeUrl.RouteConfiguration, [r1, r2], true)!.recordSent();
+      const r2b = resource('r2', 'changed');
+      expect(planSotwResponse(watch, TypeUrl.RouteConfiguration, [r1, r2b], false)!.resources).to.deep.equal([r2b]);
+      expect(planSotwResponse(watch, TypeUrl.RouteConfiguration, [r1, r2], true)!.resources).to.deep.equal([r1, r2]);
+    });
+
+    it('names the removals of a delta response, and skips what the proxy said it has', () => {
+      const [a, b] = [resource('a'), resource('b')];
+      const watch = newWatchState(undefined);
+      watch.sent.set('a', versionMarker(resourceVersion(a.body)));
+      watch.sent.set('gone', Buffer.from('old'));
+      const plan = planDeltaResponse(watch, [a, b], undefined, false)!;
+      expect(plan.resources.map((r) => r.name)).to.deep.equal(['b']);
+      expect(plan.removed).to.deep.equal(['gone']);
+      plan.recordSent();
+      expect([...watch.sent.keys()].sort()).to.deep.equal(['a', 'b']);
+      expect(planDeltaResponse(watch, [a, b], undefined, false)).to.equal(undefined);
+      // Asked by name: a name the generator did not answer is removed.
+      expect(planDeltaResponse(watch, [a], ['a', 'b'], false)!.removed).to.deep.equal(['b']);
+    });
+
+    it('keeps clusters that went away (make before break), but not what the proxy only said it has', () => {
+      const watch = newWatchState(undefined);
+      const [a, old] = [resource('a'), resource('old')];
+      watch.sent.replace([a, old]);
+      watch.sent.set('marker', versionMarker('v1'));
+      const generated = [a];
+      expect(keepRemovedResources(watch, generated)).to.equal(true);
+      expect(generated).to.deep.equal([a, old]);
+      expect(keepRemovedResources(watch, [a, old, resource('marker')])).to.equal(false);
+    });
+
+    it('generates the names a subscription asks for; a wildcard state-of-the-world LDS or CDS, everything', () => {
+      const named = newWatchState(new Set(['x', 'y']));
+      expect(namesToGenerate(named, 'all', 'sotw', TypeUrl.ClusterLoadAssignment)).to.deep.equal(['x', 'y']);
+      expect(namesToGenerate(named, new Set(['y', 'z']), 'sotw', TypeUrl.ClusterLoadAssignment)).to.deep.equal(['y']);
+      const wildcard = newWatchState(undefined);
+      expect(namesToGenerate(wildcard, new Set(['c']), 'sotw', TypeUrl.Cluster)).to.equal(undefined);
+      expect(namesToGenerate(wildcard, new Set(['c']), 'delta', TypeUrl.Cluster)).to.deep.equal(['c']);
+      expect(namesToGenerate(wildcard, 'all', 'delta', TypeUrl.Cluster)).to.equal(undefined);
+    });
+  });
+
+  describe('XdsServer from a dependency-injection container', () => {
+    const quiet: XdsObserver = {
+      connections() {},
+      pushed() {},
+      sendError() {},
+      buildError() {},
+      rejected() {},
+      rejectCleared() {},
+      expiredNonce() {},
+      queued() {},
+      converged() {},
+      internalError() {},
+      writeTimeout() {},
+    };
+
+    function options(): XdsServerOptions {
+      const logging = new Logging('pilot-discovery');
+      logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'warn' });
+      const push = pushOf('');
+      const name = 'outbound|80||a.example.com';
+      const cluster = { name, body: encodeResource(TypeUrl.Cluster, name, { name }) };
+      const generator: XdsGenerator = { generate: (r) => (r.typeUrl === TypeUrl.Cluster ? [cluster] : []) };
+      return {
+        generators: new Map([['', generator]]),
+        deltaEnabled: false,
+        maxReceiveMessageBytes: 4 * 1024 * 1024,
+        maxConcurrentStreams: 100,
+        keepaliveIntervalMs: 30_000,
+        keepaliveTimeoutMs: 10_000,
+        pushConcurrency: 4,
+        newStreamsPerSecond: 1000,
+        controlPlaneId: 'test',
+        logger: logging.scope('ads'),
+        observer: quiet,
+        currentPush: () => push,
+      };
+    }
+
+    it('is resolved with the options bound to XdsServerOptionsToken, and serves ADS', async () => {
+      const container = new Container();
+      container.bind(XdsServerOptionsToken).toConstantValue(options());
+      container.bind(XdsServer).toSelf().inSingletonScope();
+      const server = container.get(XdsServer);
+      expect(server).to.be.instanceOf(XdsServer);
+      const port = await server.start('127.0.0.1', 0);
+      const client = new SotwClient(port, sidecarNode('10.8.3.1', 'foo'));
+      try {
+        client.send({ type_url: TypeUrl.Cluster });
+        const res = await client.next(TypeUrl.Cluster);
+        expect(resourcesOf(res).map((r) => r.name)).to.deep.equal(['outbound|80||a.example.com']);
+        expect(server.connections()).to.have.length(1);
+      } finally {
+        client.close();
+        await server.stop(100);
+      }
+    });
+
+    it('is still constructed directly', () => {
+      expect(new XdsServer(options()).connections()).to.deep.equal([]);
+    });
+  });
+});

@@ -1,0 +1,269 @@
+import { expect } from 'chai';
+import { ChangeSet } from '../../../src/modules/model/generator';
+import { XdsCache } from '../../../src/modules/model/xds-cache';
+import { Debouncer } from '../../../src/modules/shared/debouncer';
+import { mergeChanges, planPush } from '../../../src/modules/xds/push-plan';
+import { PushQueue } from '../../../src/modules/xds/push-queue';
+import { RateLimiter } from '../../../src/modules/xds/rate-limiter';
+import { TypeUrl } from '../../../src/modules/envoy/type-urls';
+import { encodeResource, internBody } from '../../../src/modules/model/body-interning';
+import { changedSubscription, internNameSet } from '../../../src/modules/xds/interning';
+import { Semaphore } from '../../../src/modules/shared/semaphore';
+import { SentResources } from '../../../src/modules/xds/sent-resources';
+import { proxyOf, pushOf } from '../../helpers/push';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function change(partial: Partial<ChangeSet>): ChangeSet {
+  return { full: false, services: new Set(), endpoints: new Set(), configs: new Set(), workloadAddresses: new Set(), ...partial };
+}
+
+describe('xDS building blocks', () => {
+  describe('Debouncer (PILOT_DEBOUNCE_AFTER / PILOT_DEBOUNCE_MAX)', () => {
+    it('fires once after a quiet period, with the events merged', async () => {
+      const fired: number[][] = [];
+      const d = new Debouncer<number[]>(200, 5000, (a, b) => [...a, ...b], (v) => fired.push(v));
+      d.add([1]);
+      await sleep(10);
+      d.add([2]);
+      await sleep(10);
+      d.add([3]);
+      expect(fired).to.deep.equal([]);
+      await sleep(450);
+      expect(fired).to.deep.equal([[1, 2, 3]]);
+      d.stop();
+    });
+
+    it('fires at the maximum delay even while events keep coming', async () => {
+      const fired: number[] = [];
+      const d = new Debouncer<number>(50, 120, (a, b) => a + b, (v) => fired.push(v));
+      const started = Date.now();
+      while (Date.now() - started < 250) {
+        d.add(1);
+        await sleep(10);
+      }
+      d.stop();
+      expect(fired.length).to.be.at.least(1);
+      expect(fired[0]).to.be.at.least(2);
+    });
+
+    it('fires at once for an immediate event', () => {
+      const fired: string[] = [];
+      const d = new Debouncer<string>(1000, 5000, (a, b) => a + b, (v) => fired.push(v));
+      d.add('a');
+      d.add('b', true);
+      expect(fired).to.deep.equal(['ab']);
+      d.stop();
+    });
+  });
+
+  describe('push plans: what a change means for a proxy', () => {
+    const push = pushOf(`
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: {name: a, namespace: foo}
+spec:
+  hosts: [a.foo.svc.cluster.local]
+  resolution: STATIC
+  location: MESH_INTERNAL
+  ports: [{name: http, number: 80, protocol: HTTP}]
+  endpoints: [{address: 10.0.0.1}]
+`);
+    const sidecar = proxyOf('10.0.0.9', 'foo');
+    const grpc = proxyOf('10.0.0.8', 'foo', {}, { GENERATOR: 'grpc' });
+    const watched = new Set(['outbound|80||a.foo.svc.cluster.local', 'outbound|80||b.foo.svc.cluster.local']);
+
+    it('an endpoint change is an EDS push of that host\'s clusters only', () => {
+      const plan = planPush(change({ endpoints: new Set(['a.foo.svc.cluster.local']), configs: new Set(['WorkloadEntry/foo/w']) }), grpc, push, watched);
+      expect([...plan.keys()]).to.deep.equal([TypeUrl.ClusterLoadAssignment]);
+      expect([...(plan.get(TypeUrl.ClusterLoadAssignment) as Set<string>)]).to.deep.equal(['outbound|80||a.foo.svc.cluster.local']);
+    });
+
+    it('an endpoint change moving the proxy\'s own workload also refreshes its listeners and clusters', () => {
+      const plan = planPush(change({ endpoints: new Set(['a.foo.svc.cluster.local']), workloadAddresses: new Set(['10.0.0.9']) }), sidecar, push, watched);
+      expect(plan.get(TypeUrl.Listener)).to.equal('all');
+      expect(plan.get(TypeUrl.Cluster)).to.equal('all');
+    });
+
+    it('a VirtualService change is LDS and RDS; a policy change is LDS; an unknown kind is a full push', () => {
+      const vs = planPush(change({ configs: new Set(['VirtualService/foo/v']) }), sidecar, push, watched);
+      expect([...vs.keys()].sort()).to.deep.equal([TypeUrl.Listener, TypeUrl.RouteConfiguration].sort());
+      const policy = planPush(change({ configs: new Set(['AuthorizationPolicy/foo/p']) }), sidecar, push, watched);
+      expect([...policy.keys()]).to.deep.equal([TypeUrl.Listener]);
+      const other = planPush(change({ configs: new Set(['Telemetry/foo/t']) }), sidecar, push, watched);
+      expect(other.size).to.equal(4);
+    });
+
+    it('merges queued changes', () => {
+      const merged = mergeChanges(change({ endpoints: new Set(['a']) }), change({ services: new Set(['b']), configs: new Set(['X/y/z']) }));
+      expect([...merged.endpoints, ...merged.services, ...merged.configs]).to.deep.equal(['a', 'b', 'X/y/z']);
+      expect(merged.full).to.equal(false);
+    });
+  });
+
+  describe('XdsCache', () => {
+    it('serves hits, evicts by dependency, and keeps at most its size (least recently used goes)', () => {
+      const events: string[] = [];
+      const cache = new XdsCache({
+        maxEntries: 2,
+        types: new Set(['eds', 'cds']),
+        observer: { read: (hit) => events.push(hit ? 'hit' : 'miss'), evicted: (reason, n) => events.push(`${reason}:${n}`), size: () => undefined },
+      });
+      let builds = 0;
+      const build = (v: string) => () => {
+        builds += 1;
+        return v;
+      };
+      expect(cache.get('eds', 'a', ['host:a'], build('A'))).to.equal('A');
+      expect(cache.get('eds', 'a', ['host:a'], build('A2'))).to.equal('A');
+      expect(builds).to.equal(1);
+      cache.invalidate(['host:a']);
+      expect(cache.get('eds', 'a', ['host:a'], build('A3'))).to.equal('A3');
+      cache.get('eds', 'b', ['host:b'], build('B'));
+      cache.get('eds', 'a', ['host:a'], build('unused')); // touch a: b is now the oldest
+      cache.get('cds', 'c', ['host:c'], build('C'));
+      expect(cache.size).to.equal(2);
+      expect(cache.get('eds', 'b', ['host:b'], build('B2'))).to.equal('B2');
+      expect(events).to.include('dependency:1').and.include('size:1');
+    });
+
+    it('does not cache types that are switched off (PILOT_ENABLE_RDS_CACHE=false)', () => {
+      const cache = new XdsCache({ maxEntries: 10, types: new Set(['eds']) });
+      let builds = 0;
+      cache.get('rds', 'r', [], () => (builds += 1));
+      cache.get('rds', 'r', [], () => (builds += 1));
+      expect(builds).to.equal(2);
+    });
+  });
+
+  describe('PushQueue (PILOT_PUSH_THROTTLE)', () => {
+    it('runs at most `limit` jobs at once, in order', async () => {
+      const queue = new PushQueue(2);
+      let running = 0;
+      let peak = 0;
+      const order: number[] = [];
+      await Promise.all(
+        [1, 2, 3, 4, 5].map((n) =>
+          queue.run(async () => {
+            running += 1;
+            peak = Math.max(peak, running);
+            await sleep(10);
+            order.push(n);
+            running -= 1;
+          }),
+        ),
+      );
+      expect(peak).to.equal(2);
+      expect(order).to.deep.equal([1, 2, 3, 4, 5]);
+    });
+  });
+
+  describe('RateLimiter (PILOT_MAX_REQUESTS_PER_SECOND)', () => {
+    it('admits a burst, then a steady rate, in arrival order', async () => {
+      const limiter = new RateLimiter(20, 2);
+      const started = Date.now();
+      const order: number[] = [];
+      await Promise.all([1, 2, 3, 4, 5, 6].map((n) => limiter.acquire().then(() => order.push(n))));
+      // Two at once, four more at 20 per second: at least ~200 ms.
+      expect(Date.now() - started).to.be.at.least(180);
+      expect(order).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    });
+  });
+
+  describe('Semaphore (response bytes in flight, responses in preparation)', () => {
+    it('admits writes while they fit, then in arrival order as room comes back', async () => {
+      const budget = new Semaphore(100);
+      const order: string[] = [];
+      await budget.acquire(60);
+      const b = budget.acquire(50).then(() => order.push('b'));
+      const c = budget.acquire(10).then(() => order.push('c'));
+      await sleep(5);
+      // c would fit, but waits behind b: a large response is not starved by small ones.
+      expect(order).to.deep.equal([]);
+      expect(budget.waiters).to.equal(2);
+      budget.release(60);
+      await Promise.all([b, c]);
+      expect(order).to.deep.equal(['b', 'c']);
+      expect(budget.inUse).to.equal(60);
+    });
+
+    it('lets a response larger than the whole budget go alone', async () => {
+      const budget = new Semaphore(100);
+      await budget.acquire(10);
+      let big = false;
+      const pending = budget.acquire(5000).then(() => (big = true));
+      await sleep(5);
+      expect(big).to.equal(false);
+      budget.release(10);
+      await pending;
+      expect(budget.inUse).to.equal(100);
+      budget.release(5000);
+      expect(budget.inUse).to.equal(0);
+    });
+  });
+
+  describe('interned bodies and subscriptions', () => {
+    it('hands back the body already known for equal bytes, and a new one for new bytes', () => {
+      const cluster = (timeout: number) => ({ name: 'outbound|80||a.example.com', connect_timeout: { seconds: timeout } });
+      const first = encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(1));
+      const again = encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(1));
+      const other = encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(2));
+      expect(again).to.equal(first);
+      expect(other).to.not.equal(first);
+      expect(other.equals(first)).to.equal(false);
+      // Both variants stay known (proxies of different namespaces may get either).
+      expect(encodeResource(TypeUrl.Cluster, 'outbound|80||a.example.com', cluster(1))).to.equal(first);
+      // The same bytes under another type are another resource.
+      expect(internBody(TypeUrl.Listener, 'outbound|80||a.example.com', Buffer.from(first))).to.not.equal(first);
+    });
+
+    it('shares the subscription after the same change, and leaves the previous one as it was', () => {
+      const before = internNameSet(['a', 'b']);
+      const one = changedSubscription(before, ['c'], ['a']);
+      const two = changedSubscription(internNameSet(['b', 'a']), ['c'], ['a']);
+      expect(two).to.equal(one);
+      expect([...one].sort()).to.deep.equal(['b', 'c']);
+      expect([...before].sort()).to.deep.equal(['a', 'b']);
+      expect(changedSubscription(before, ['d'], [])).to.equal(internNameSet(['d', 'b', 'a']));
+    });
+  });
+
+  describe('SentResources (what a stream was sent)', () => {
+    const body = (text: string) => Buffer.from(text);
+
+    it('behaves as a map across replace, set, delete and settle', () => {
+      const sent = new SentResources();
+      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(body);
+      sent.replace([{ name: 'a', body: a }, { name: 'b', body: b }]);
+      sent.set('c', c);
+      sent.set('b', d);
+      expect(sent.delete('a')).to.equal(true);
+      expect(sent.delete('a')).to.equal(false);
+      expect(sent.size).to.equal(2);
+      expect(sent.get('b')).to.equal(d);
+      // By position in a list: the index's own order, or any other.
+      expect(sent.getAt(1, 'b')).to.equal(d);
+      expect(sent.getAt(0, 'c')).to.equal(c);
+      expect(sent.getAt(5, 'a')).to.equal(undefined);
+      expect(sent.has('a')).to.equal(false);
+      expect([...sent.keys()]).to.deep.equal(['b', 'c']);
+      sent.settle();
+      expect([...sent]).to.deep.equal([['b', d], ['c', c]]);
+      // Deleting while walking the names, as unsubscribing does.
+      for (const name of sent.keys()) sent.delete(name);
+      expect(sent.size).to.equal(0);
+    });
+
+    it('folds many new names into its index, keeping every entry', () => {
+      const sent = new SentResources();
+      const many = Array.from({ length: 100 }, (_, i) => ({ name: `n${i}`, body: body(String(i)) }));
+      for (const r of many) sent.set(r.name, r.body);
+      sent.settle();
+      sent.set('late', body('late'));
+      sent.settle();
+      expect(sent.size).to.equal(101);
+      expect([...sent.keys()].slice(-2)).to.deep.equal(['n99', 'late']);
+      expect(sent.get('n42')).to.equal(many[42].body);
+    });
+  });
+});

@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { GenerateRequest, XdsGenerator, XdsResource } from '../../../src/modules/model/generator';
+import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
+import { XdsObserver } from '../../../src/modules/xds/observer';
+import { XdsServer } from '../../../src/modules/xds/server';
+import { TypeUrl } from '../../../src/modules/envoy/type-urls';
+import { DeltaClient, resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
+import { pushOf } from '../../helpers/push';
+
+/** CDS of `count` clusters of about `size` bytes each, the same for every proxy. */
+class LargeClusters implements XdsGenerator {
+  private readonly resources: XdsResource[];
+
+  constructor(count: number, size: number) {
+    this.resources = Array.from({ length: count }, (_, i) => {
+      const name = `outbound|80||svc-${i}.example.com`;
+      // Cluster { name = 1; alt_stat_name = 28 }: the padding makes the body as large as asked.
+      const padding = Buffer.alloc(size, 'x');
+      const body = Buffer.concat([field(1, Buffer.from(name)), field(28, padding)]);
+      return { name, body };
+    });
+  }
+
+  generate(request: GenerateRequest): XdsResource[] {
+    return request.typeUrl === TypeUrl.Cluster ? this.resources : [];
+  }
+}
+
+function field(number: number, value: Buffer): Buffer {
+  return Buffer.concat([varint((number << 3) | 2), varint(value.length), value]);
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+class CountingObserver implements XdsObserver {
+  sendErrors = 0;
+  writeTimeouts = 0;
+  internalErrors = 0;
+  connections(): void {}
+  pushed(): void {}
+  sendError(): void {
+    this.sendErrors += 1;
+  }
+  buildError(): void {}
+  rejected(): void {}
+  rejectCleared(): void {}
+  expiredNonce(): void {}
+  queued(): void {}
+  converged(): void {}
+  internalError(): void {
+    this.internalErrors += 1;
+  }
+  writeTimeout(): void {
+    this.writeTimeouts += 1;
+  }
+}
+
+describe('xDS responses under a write budget smaller than one response, two in preparation at a time', function () {
+  this.timeout(30_000);
+  const CLUSTERS = 40;
+  let server: XdsServer;
+  let port: number;
+  const observer = new CountingObserver();
+  const clients: Array<{ close(): void }> = [];
+
+  before(async () => {
+    const push = pushOf('');
+    const logging = new Logging('pilot-discovery');
+    logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'warn' });
+    server = new XdsServer({
+      generators: new Map([['', new LargeClusters(CLUSTERS, 16 * 1024)]]),
+      deltaEnabled: true,
+      maxReceiveMessageBytes: 4 * 1024 * 1024,
+      maxConcurrentStreams: 1000,
+      keepaliveIntervalMs: 30_000,
+      keepaliveTimeoutMs: 10_000,
+      pushConcurrency: 10,
+      newStreamsPerSecond: 10_000,
+      // Each response is about 650 KiB: every one has to wait for the others to be written.
+      maxBytesInFlight: 64 * 1024,
+      // And only two are generated at a time.
+      maxResponsesInPreparation: 2,
+      controlPlaneId: 'test',
+      logger: logging.scope('ads'),
+      observer,
+      currentPush: () => push,
+    });
+    port = await server.start('127.0.0.1', 0);
+  });
+
+  after(async () => {
+    for (const c of clients) c.close();
+    await server.stop(100);
+  });
+
+  it('answers many proxies connecting at once, each in full, one response at a time', async () => {
+    const sotw = Array.from({ length: 12 }, (_, i) => new SotwClient(port, sidecarNode(`10.8.0.${i + 1}`, 'foo')));
+    const delta = Array.from({ length: 12 }, (_, i) => new DeltaClient(port, sidecarNode(`10.8.1.${i + 1}`, 'foo')));
+    clients.push(...sotw, ...delta);
+    // Some streams go away before they are answered: their place in the budget must come back.
+    const leaving = Array.from({ length: 4 }, (_, i) => new SotwClient(port, sidecarNode(`10.8.2.${i + 1}`, 'foo')));
+    for (const c of [...sotw, ...leaving]) c.send({ type_url: TypeUrl.Cluster });
+    for (const c of delta) c.send({ type_url: TypeUrl.Cluster });
+    for (const c of leaving) c.close();
+
+    const answers = await Promise.all([...sotw, ...delta].map((c) => c.next(TypeUrl.Cluster, 20_000)));
+    for (const res of answers) {
+      // Decoded Clusters (state of the world) carry `name`; delta resources carry theirs beside.
+      const names = resourcesOf(res).map((r) => (r.__name ?? r.name) as string);
+      expect(names).to.have.length(CLUSTERS);
+      expect(names[CLUSTERS - 1]).to.equal(`outbound|80||svc-${CLUSTERS - 1}.example.com`);
+    }
+    expect(observer.writeTimeouts).to.equal(0);
+    expect(observer.internalErrors).to.equal(0);
+  });
+});
