@@ -27,6 +27,7 @@ export {
 export { PushContext, Proxy } from './modules/model';
 export { Service, ServicePort, ServiceEndpoint } from './modules/registry';
 export { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './modules/proxy/contributions';
+export { MeshTlsAlpnContributor } from './modules/security/mtls/alpn';
 export {
   HttpFilter,
   HttpFilterFactory,

@@ -6,6 +6,7 @@ import { Http10Plugin } from './http10';
 import { JwtAuthnFilterPlugin, JwtAuthnProxyFilter } from './jwt-authn';
 import { KvStoreFilterPlugin } from './kvstore-filter';
 import {
+  MetadataExchangeAlpn,
   MetadataExchangeHttpPlugin,
   MetadataExchangePlugin,
   MetadataExchangeProtos,
@@ -27,6 +28,7 @@ import { TelemetryLabelsPlugin } from './telemetry-labels';
 export const BUILT_IN_PLUGINS: PluginClass[] = [
   MetadataExchangePlugin,
   MetadataExchangeHttpPlugin,
+  MetadataExchangeAlpn,
   MetadataExchangeProtos,
   MetadataExchangeProxyHttpFilter,
   MetadataExchangeProxyNetworkFilter,

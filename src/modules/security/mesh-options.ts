@@ -2,7 +2,7 @@
  * The security services' options, mapped from the settings and the mesh config: what the
  * security module binds to the option tokens (one class per service).
  */
-import { inject, injectable } from 'inversify';
+import { inject, injectable, named } from 'inversify';
 import { Logging, LoggingToken } from '../logging';
 import { MeshConfig } from '../mesh-config';
 import { DaemonMetrics } from '../monitoring';
@@ -10,7 +10,8 @@ import { Settings, SettingsToken } from '../settings';
 import { DaemonKeySetsOptions, JwksFetchMode, JwksResolverLogger, JwksResolverObserver, keySetSettingsFrom } from './authn';
 import { AuthzContributorOptions, AuthzLog } from './authz';
 import { CaOptions, CaOverrides, caOptionsFrom } from './ca';
-import { MtlsOptions } from './mtls';
+import { MeshTlsAlpnContributor, MtlsOptions } from './mtls';
+import { ContributionProvider } from '../plugins/contribution-provider';
 
 /** PILOT_JWT_* settings (AuthnSettingError when unusable), fetches counted in the daemon's metrics. */
 @injectable()
@@ -45,17 +46,20 @@ export class MeshAuthzOptions implements AuthzContributorOptions {
   }
 }
 
-/** Mesh config trustDomain and enableAutoMtls; the peer-exchange ALPN while metadata exchange is on and its ALPN not disabled. */
+/** Mesh config trustDomain and enableAutoMtls; the ALPN protocols enabled plugins offer on mesh mTLS. */
 @injectable()
 export class MeshMtlsOptions implements MtlsOptions {
   readonly trustDomain: string;
   readonly enableAutoMtls: boolean;
-  readonly peerExchangeAlpn: boolean;
+  readonly leadingAlpns: readonly string[];
 
-  constructor(@inject(MeshConfig) mesh: MeshConfig, @inject(SettingsToken) settings: Settings) {
+  constructor(
+    @inject(MeshConfig) mesh: MeshConfig,
+    @inject(ContributionProvider) @named(MeshTlsAlpnContributor) alpns: ContributionProvider<MeshTlsAlpnContributor>,
+  ) {
     this.trustDomain = mesh.trustDomain;
     this.enableAutoMtls = mesh.enableAutoMtls;
-    this.peerExchangeAlpn = settings.bool('PILOT_ENABLE_METADATA_EXCHANGE') && !settings.bool('PILOT_DISABLE_MX_ALPN');
+    this.leadingAlpns = [...new Set(alpns.getContributions().flatMap((c) => c.meshTlsAlpns))];
   }
 }
 

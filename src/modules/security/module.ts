@@ -1,7 +1,8 @@
 import { ContainerModule } from 'inversify';
 import { DaemonKeySets, DaemonKeySetsOptionsToken } from './authn';
 import { AuthzOptionsToken } from './authz';
-import { MtlsOptionsToken } from './mtls';
+import { MeshTlsAlpnContributor, MtlsOptionsToken } from './mtls';
+import { declareContributionPoint } from '../plugins/contribution-provider';
 import { DaemonCaSettings, KeySetOptionsFromSettings, MeshAuthzOptions, MeshMtlsOptions } from './mesh-options';
 
 /** The security pieces the daemon uses: its key sets (jwt_authn), the authz and mTLS options of generated config, the CA's settings. */
@@ -10,6 +11,7 @@ export function securityModule(): ContainerModule {
     bind(DaemonKeySetsOptionsToken).to(KeySetOptionsFromSettings).inSingletonScope();
     bind(DaemonKeySets).toSelf().inSingletonScope();
     bind(AuthzOptionsToken).to(MeshAuthzOptions).inSingletonScope();
+    declareContributionPoint(bind, MeshTlsAlpnContributor);
     bind(MtlsOptionsToken).to(MeshMtlsOptions).inSingletonScope();
     bind(DaemonCaSettings).toSelf().inSingletonScope();
   });

@@ -2,6 +2,7 @@ import { inject } from 'inversify';
 import { EnvoyFilter, FilterChainContext, HttpFilterContributor, NetworkFilterContributor } from '../../modules/model/generator';
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { isHttpProtocol } from '../../modules/registry/model';
+import { MeshTlsAlpnContributor } from '../../modules/security/mtls/alpn';
 import { Settings, SettingsToken } from '../../modules/settings/settings';
 import { METADATA_EXCHANGE_TYPE } from './protos';
 
@@ -69,5 +70,18 @@ export class MetadataExchangeHttpPlugin implements HttpFilterContributor {
   httpFilters(): EnvoyFilter[] {
     const filter: EnvoyFilter & { is_optional: boolean } = { name: METADATA_EXCHANGE_FILTER, typed_config: exchangeConfig(this.labels), is_optional: true };
     return [filter];
+  }
+}
+
+/**
+ * Offers `mesh-peer-exchange` first on mesh mTLS, so a peer knows to expect the exchange;
+ * PILOT_DISABLE_MX_ALPN keeps the filters but stops offering it.
+ */
+@meshPlugin({ name: NAME, enabledBy: ENABLED_BY, provides: [MeshTlsAlpnContributor] })
+export class MetadataExchangeAlpn implements MeshTlsAlpnContributor {
+  readonly meshTlsAlpns: readonly string[];
+
+  constructor(@inject(SettingsToken) settings: Settings) {
+    this.meshTlsAlpns = settings.bool('PILOT_DISABLE_MX_ALPN') ? [] : [METADATA_EXCHANGE_PROTOCOL];
   }
 }

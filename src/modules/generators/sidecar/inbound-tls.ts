@@ -6,7 +6,7 @@
  * with the workload's certificate from SDS and requires a client certificate from the mesh.
  */
 import {
-  EffectiveMtlsMode, HTTP_ALPNS, MESH_MTLS_ALPNS, meshDownstreamTlsContext, PEER_EXCHANGE_ALPN, ResolvedMtlsOptions, tlsTransportSocket,
+  EffectiveMtlsMode, HTTP_ALPNS, MESH_MTLS_ALPNS, meshDownstreamTlsContext, ResolvedMtlsOptions, tlsTransportSocket,
 } from '../../security/mtls';
 import { TLS_INSPECTOR_FILTER, TLS_INSPECTOR_TYPE } from '../../envoy/well-known';
 export { TLS_INSPECTOR_FILTER, TLS_INSPECTOR_TYPE } from '../../envoy/well-known';
@@ -25,7 +25,7 @@ export interface InboundChainVariant {
 /** The variants of one inbound port's chain; `mode` undefined when mTLS is not generated at all. */
 export function inboundChainVariants(mode: EffectiveMtlsMode | undefined, http: boolean, options: ResolvedMtlsOptions | undefined): InboundChainVariant[] {
   if (!mode || !options || mode === 'DISABLE') return [{ nameSuffix: '', match: {} }];
-  const alpn = http ? HTTP_ALPNS : [...(options.peerExchangeAlpn ? [PEER_EXCHANGE_ALPN] : []), ...HTTP_ALPNS];
+  const alpn = http ? HTTP_ALPNS : [...options.leadingAlpns, ...HTTP_ALPNS];
   const transportSocket = tlsTransportSocket(meshDownstreamTlsContext('sds', alpn));
   if (mode === 'STRICT') return [{ nameSuffix: '-mtls', match: { transport_protocol: 'tls' }, transportSocket }];
   return [

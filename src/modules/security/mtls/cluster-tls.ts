@@ -10,7 +10,7 @@ import { endpointTlsMode, MESH_TLS_MODE, serviceIdentities } from './identity';
 import { ResolvedMtlsOptions } from './options';
 import { namespaceMtlsMode } from './peer-authentication';
 import {
-  CertificateSource, exactMatchers, MESH_ALPN, meshUpstreamTlsContext, PEER_EXCHANGE_ALPN, rawBufferTransportSocket, sdsSecret, tlsParams,
+  CertificateSource, exactMatchers, MESH_ALPN, meshUpstreamTlsContext, rawBufferTransportSocket, sdsSecret, tlsParams,
   tlsTransportSocket, UPSTREAM_TLS_CONTEXT_TYPE,
 } from './tls-context';
 
@@ -87,7 +87,7 @@ function autoMtlsApplies(target: ClusterTlsTarget, options: ResolvedMtlsOptions)
 function meshClientContext(target: ClusterTlsTarget, options: ResolvedMtlsOptions, source: CertificateSource, tls: ClientTLSSettings | undefined): Obj {
   const subjectAltNames = tls?.subjectAltNames?.length ? tls.subjectAltNames : serviceIdentities(target.push, target.service, options.trustDomain);
   if (source === 'certificate-provider') return meshUpstreamTlsContext(source, { subjectAltNames });
-  const alpn = [...(options.peerExchangeAlpn ? [PEER_EXCHANGE_ALPN] : []), MESH_ALPN, ...(target.http2 ? ['h2'] : [])];
+  const alpn = [...options.leadingAlpns, MESH_ALPN, ...(target.http2 ? ['h2'] : [])];
   const sni = tls?.sni || meshSni(target.port.number, target.subset, target.service.hostname);
   return meshUpstreamTlsContext(source, { sni, alpn, subjectAltNames });
 }

@@ -15,4 +15,5 @@ export {
   applyClusterTls, ClusterTlsTarget, CREDENTIAL_CA_SUFFIX, FILE_CERT_PREFIX, FILE_ROOT_PREFIX, meshSni, SYSTEM_ROOTS, TRANSPORT_SOCKET_MATCH_KEY,
 } from './cluster-tls';
 export { TlsModeEndpointMetadata } from './endpoint-metadata';
+export { MeshTlsAlpnContributor } from './alpn';
 export * from './tls-context';

@@ -1,4 +1,5 @@
 import { DEFAULT_TRUST_DOMAIN } from './identity';
+import { PEER_EXCHANGE_ALPN } from './tls-context';
 
 /** The mesh's mTLS options for the generators (mesh config and settings); bound by the security module. */
 export const MtlsOptionsToken = Symbol.for('mesh.MtlsOptions');
@@ -14,10 +15,10 @@ export interface MtlsOptions {
    */
   enableAutoMtls?: boolean;
   /**
-   * Offer the `mesh-peer-exchange` ALPN on mesh mTLS (default true): PILOT_ENABLE_METADATA_EXCHANGE
-   * on and PILOT_DISABLE_MX_ALPN off.
+   * ALPN protocols offered ahead of the mesh's own on mesh mTLS, from the MeshTlsAlpnContributor
+   * plugins; default `mesh-peer-exchange`, what metadata exchange offers when on.
    */
-  peerExchangeAlpn?: boolean;
+  leadingAlpns?: readonly string[];
 }
 
 export type ResolvedMtlsOptions = Required<MtlsOptions>;
@@ -25,10 +26,10 @@ export type ResolvedMtlsOptions = Required<MtlsOptions>;
 export function resolveMtlsOptions(options: MtlsOptions = {}): ResolvedMtlsOptions {
   const trustDomain = options.trustDomain ?? DEFAULT_TRUST_DOMAIN;
   if (trustDomain === '') throw new Error('mTLS options: the trust domain must not be empty');
-  return { trustDomain, enableAutoMtls: options.enableAutoMtls ?? true, peerExchangeAlpn: options.peerExchangeAlpn ?? true };
+  return { trustDomain, enableAutoMtls: options.enableAutoMtls ?? true, leadingAlpns: options.leadingAlpns ?? [PEER_EXCHANGE_ALPN] };
 }
 
 /** Memo-key fragment of everything the options change in generated config. */
 export function mtlsOptionsKey(options: ResolvedMtlsOptions): string {
-  return `${options.trustDomain}|${options.enableAutoMtls ? 'auto' : 'manual'}|${options.peerExchangeAlpn ? 'mx' : 'nomx'}`;
+  return `${options.trustDomain}|${options.enableAutoMtls ? 'auto' : 'manual'}|${options.leadingAlpns.join(',')}`;
 }

@@ -188,7 +188,7 @@ describe('mesh mTLS in sidecar config', () => {
     it('offers h2 on HTTP/2 ports, and leaves the peer-exchange ALPN out when told to', () => {
       const grpc = echoCluster('', {}, `outbound|7070||${ECHO}`);
       expect(grpc.transport_socket_matches[0].transport_socket.typed_config.common_tls_context.alpn_protocols).to.deep.equal(['mesh-peer-exchange', 'mesh', 'h2']);
-      const noMx = echoCluster('', { peerExchangeAlpn: false });
+      const noMx = echoCluster('', { leadingAlpns: [] });
       expect(noMx.transport_socket_matches[0].transport_socket.typed_config.common_tls_context.alpn_protocols).to.deep.equal(['mesh']);
     });
 
