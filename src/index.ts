@@ -26,7 +26,8 @@ export {
 } from './modules/model/generator';
 export { PushContext, Proxy } from './modules/model';
 export { Service, ServicePort, ServiceEndpoint } from './modules/registry';
-export { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './modules/proxy/contributions';
+export { ProxyHttpFilterFactory, ProxyNetworkFilterFactory, ProxyTransportSocketFactory } from './modules/proxy/contributions';
+export { DownstreamTransport, UpstreamTransport, TransportSocketContext, TransportSocketFactory } from './modules/proxy/tls/transport-sockets';
 export { MeshTlsAlpnContributor } from './modules/security/mtls/alpn';
 export {
   HttpFilter,

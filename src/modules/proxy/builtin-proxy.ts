@@ -7,7 +7,8 @@ import { inject, injectable, named } from 'inversify';
 import * as grpc from '@grpc/grpc-js';
 import { TypeUrl } from '../envoy/type-urls';
 import { ContributionProvider } from '../plugins/contribution-provider';
-import { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './contributions';
+import { ProxyHttpFilterFactory, ProxyNetworkFilterFactory, ProxyTransportSocketFactory } from './contributions';
+import { TransportSockets } from './tls/transport-sockets';
 import { AdsNode, ResourceMap, XdsClient, XdsProtocol } from './xds/xds-client';
 import { FilterContext } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';
@@ -62,11 +63,12 @@ interface Running {
 @injectable()
 export class BuiltInProxy {
   readonly secrets = new SecretStore();
-  readonly clusters = new ClusterManager(this.secrets);
+  readonly clusters: ClusterManager;
+  private readonly transports: TransportSockets;
   /** Route tables by name, compiled as they arrive. */
   private readonly routes = new Map<string, RouteTable>();
   private readonly registry: FilterRegistry;
-  private readonly router = new Router(this.clusters);
+  private readonly router: Router;
   private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), versions: {} };
   private running?: Running;
   private clustersApplied = false;
@@ -77,8 +79,12 @@ export class BuiltInProxy {
   constructor(
     @inject(ContributionProvider) @named(ProxyHttpFilterFactory) httpFilters: ContributionProvider<ProxyHttpFilterFactory>,
     @inject(ContributionProvider) @named(ProxyNetworkFilterFactory) networkFilters: ContributionProvider<ProxyNetworkFilterFactory>,
+    @inject(ContributionProvider) @named(ProxyTransportSocketFactory) transports: ContributionProvider<ProxyTransportSocketFactory>,
   ) {
     this.registry = new FilterRegistry(httpFilters.getContributions(), networkFilters.getContributions());
+    this.transports = new TransportSockets(transports.getContributions(), this.secrets);
+    this.clusters = new ClusterManager(this.transports);
+    this.router = new Router(this.clusters);
   }
 
   /** Connects to the daemon (or the agent's xDS proxy) and serves what it sends. */
@@ -92,7 +98,7 @@ export class BuiltInProxy {
       routes: { get: (name) => this.routes.get(name) },
       router: this.router,
       clusters: this.clusters,
-      secrets: this.secrets,
+      transports: this.transports,
       pathFlags: { stripFragmentFromPath: options.stripFragmentFromPath ?? true },
       log: (level, message) => log(level, message),
     });

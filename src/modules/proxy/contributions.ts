@@ -5,6 +5,7 @@
  * unless it is optional.
  */
 import type { HttpFilterFactory, NetworkFilterFactory } from './http/filter-api';
+import type { TransportSocketFactory } from './tls/transport-sockets';
 
 /** Contribution point: creates a built-in proxy HTTP filter from its typed_config. */
 export const ProxyHttpFilterFactory = Symbol.for('mesh.proxy.HttpFilterFactory');
@@ -13,3 +14,10 @@ export type ProxyHttpFilterFactory = HttpFilterFactory;
 /** Contribution point: creates a built-in proxy network filter (before tcp_proxy or the HCM) from its typed_config. */
 export const ProxyNetworkFilterFactory = Symbol.for('mesh.proxy.NetworkFilterFactory');
 export type ProxyNetworkFilterFactory = NetworkFilterFactory;
+
+/**
+ * Contribution point: a transport socket (inbound, toward clusters, or both) from its
+ * typed_config; the core contributes Envoy's TLS, `raw_buffer` is plain text.
+ */
+export const ProxyTransportSocketFactory = Symbol.for('mesh.proxy.TransportSocketFactory');
+export type ProxyTransportSocketFactory = TransportSocketFactory;

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { SecureContext } from 'node:tls';
 import type { HttpFilter, ProxyHttpRequest } from './filter-api';
-import { UpstreamTls } from '../tls/contexts';
+import { UpstreamTransport } from '../tls/transport-sockets';
 import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
@@ -28,7 +28,7 @@ export class Router {
   /** Connections to upstreams are kept and reused across requests. */
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
   /** One pool per cluster TLS context, replaced when its certificates change. */
-  private readonly tlsAgents = new Map<UpstreamTls, { context: SecureContext; agent: https.Agent }>();
+  private readonly tlsAgents = new Map<UpstreamTransport, { context: SecureContext; agent: https.Agent }>();
 
   constructor(private readonly clusters: ClusterManager) {}
 
@@ -126,7 +126,7 @@ export class Router {
     this.tlsAgents.clear();
   }
 
-  private tlsAgent(tls: UpstreamTls): https.Agent | undefined {
+  private tlsAgent(tls: UpstreamTransport): https.Agent | undefined {
     const options = tls.connectOptions();
     if (!options) return undefined;
     const current = this.tlsAgents.get(tls);

@@ -12,8 +12,7 @@ import { TcpProxy } from '../tcp/tcp-proxy';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
 import { compileCidrRange } from '../filters/matchers/cidr';
-import { SecretStore } from '../tls/secrets';
-import { compileTransportSocket, DownstreamTls } from '../tls/contexts';
+import { DownstreamTransport, TransportSockets } from '../tls/transport-sockets';
 
 export interface ChainDependencies {
   registry: FilterRegistry;
@@ -21,7 +20,7 @@ export interface ChainDependencies {
   routes: RouteTables;
   router: Router;
   clusters: ClusterManager;
-  secrets: SecretStore;
+  transports: TransportSockets;
   /** Path handling flags every HTTP connection manager of the proxy applies. */
   pathFlags: PathRuntimeFlags;
   log: (level: 'debug' | 'info' | 'warn', message: string) => void;
@@ -32,7 +31,7 @@ export class FilterChain {
   private readonly terminal: HttpConnectionManager | TcpProxy;
   private readonly log: ChainDependencies['log'];
   readonly criteria: ChainCriteria;
-  private readonly tls: DownstreamTls | undefined;
+  private readonly tls: DownstreamTransport | undefined;
   /** Whether matching needs to know if the connection starts with a TLS handshake. */
   readonly inspectsTransport: boolean;
 
@@ -41,7 +40,7 @@ export class FilterChain {
     deps: ChainDependencies,
   ) {
     this.criteria = compileChainMatch(config.filter_chain_match, `filter chain ${config.name ?? ''}: filter_chain_match`);
-    this.tls = compileTransportSocket(config.transport_socket, 'downstream', deps.secrets, `filter chain ${config.name ?? ''}: transport_socket`);
+    this.tls = deps.transports.downstream(config.transport_socket, `filter chain ${config.name ?? ''}: transport_socket`);
     this.inspectsTransport = this.tls !== undefined || Boolean(config.filter_chain_match?.transport_protocol);
     this.log = deps.log;
     const filters = (config.filters ?? []) as Decoded[];

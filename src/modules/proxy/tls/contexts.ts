@@ -8,7 +8,8 @@ import { X509Certificate } from 'node:crypto';
 import type { Decoded } from '../xds/xds-client';
 import { compileStringMatcher } from '../filters/matchers/string-matcher';
 import { pem, SecretStore, TlsSecret } from './secrets';
-import { DOWNSTREAM_TLS_CONTEXT_TYPE, RAW_BUFFER_TYPE, UPSTREAM_TLS_CONTEXT_TYPE } from '../../envoy/well-known';
+import { DOWNSTREAM_TLS_CONTEXT_TYPE, UPSTREAM_TLS_CONTEXT_TYPE } from '../../envoy/well-known';
+import type { DownstreamTransport, TransportSocketFactory, UpstreamTransport } from './transport-sockets';
 
 export const TLS_TRANSPORT = 'envoy.transport_sockets.tls';
 const DOWNSTREAM_TYPE = DOWNSTREAM_TLS_CONTEXT_TYPE;
@@ -97,7 +98,7 @@ abstract class TlsContextBase {
 }
 
 /** An inbound chain's TLS: terminates it and names the verified peer. */
-export class DownstreamTls extends TlsContextBase {
+export class DownstreamTls extends TlsContextBase implements DownstreamTransport {
   readonly requireClientCertificate: boolean;
 
   constructor(config: Decoded, secrets: SecretStore, field: string) {
@@ -154,7 +155,7 @@ function verifyErrorOf(socket: tls.TLSSocket): string | undefined {
 }
 
 /** A cluster's TLS toward its endpoints. */
-export class UpstreamTls extends TlsContextBase {
+export class UpstreamTls extends TlsContextBase implements UpstreamTransport {
   readonly sni?: string;
 
   constructor(config: Decoded, secrets: SecretStore, field: string) {
@@ -177,14 +178,8 @@ export class UpstreamTls extends TlsContextBase {
   }
 }
 
-/** A transport_socket: TLS (either direction) or plaintext (undefined). */
-export function compileTransportSocket(socket: Decoded | undefined, direction: 'downstream', secrets: SecretStore, field: string): DownstreamTls | undefined;
-export function compileTransportSocket(socket: Decoded | undefined, direction: 'upstream', secrets: SecretStore, field: string): UpstreamTls | undefined;
-export function compileTransportSocket(socket: Decoded | undefined, direction: 'downstream' | 'upstream', secrets: SecretStore, field: string): DownstreamTls | UpstreamTls | undefined {
-  if (!socket) return undefined;
-  const typeUrl = String(socket.typed_config?.['@type'] ?? '');
-  if (typeUrl === RAW_BUFFER_TYPE || (!typeUrl && socket.name === 'envoy.transport_sockets.raw_buffer')) return undefined;
-  const expected = direction === 'downstream' ? DOWNSTREAM_TYPE : UPSTREAM_TYPE;
-  if (typeUrl !== expected) throw new Error(`${field}: transport socket ${socket.name ?? ''} (${typeUrl || 'no typed_config'}) is not supported; expected ${expected}`);
-  return direction === 'downstream' ? new DownstreamTls(socket.typed_config, secrets, field) : new UpstreamTls(socket.typed_config, secrets, field);
-}
+/** The core's transport socket: Envoy's TLS, terminating on inbound chains and originating toward clusters. */
+export const TLS_TRANSPORT_SOCKETS: readonly TransportSocketFactory[] = [
+  { typeUrl: DOWNSTREAM_TYPE, downstream: (config, { secrets, field }) => new DownstreamTls(config, secrets, field) },
+  { typeUrl: UPSTREAM_TYPE, upstream: (config, { secrets, field }) => new UpstreamTls(config, secrets, field) },
+];

@@ -5,7 +5,8 @@
  */
 import { durationMs } from '../filters/shared/config';
 import type { Decoded } from '../xds/xds-client';
-import { compileTransportSocket, UpstreamTls } from '../tls/contexts';
+import { TLS_TRANSPORT_SOCKETS } from '../tls/contexts';
+import { TransportSockets, UpstreamTransport } from '../tls/transport-sockets';
 import { SecretStore } from '../tls/secrets';
 import { structToJson } from '../../envoy/struct';
 
@@ -19,7 +20,7 @@ export interface UpstreamEndpoint {
 
 interface TransportChoice {
   match: Record<string, unknown>;
-  tls: UpstreamTls | undefined;
+  tls: UpstreamTransport | undefined;
 }
 
 export interface UpstreamCluster {
@@ -32,7 +33,7 @@ export interface UpstreamCluster {
   http2: boolean;
   /** transport_socket_matches in order, then the cluster's transport_socket (plaintext when undefined). */
   transports: TransportChoice[];
-  defaultTransport: UpstreamTls | undefined;
+  defaultTransport: UpstreamTransport | undefined;
 }
 
 const UNHEALTHY = new Set(['UNHEALTHY', 'DRAINING', 'TIMEOUT']);
@@ -44,7 +45,8 @@ export class ClusterManager {
   private endpoints = new Map<string, UpstreamEndpoint[]>();
   private readonly cursor = new Map<string, number>();
 
-  constructor(private readonly secrets: SecretStore = new SecretStore()) {}
+  /** Transports by type URL; the core's TLS alone unless the proxy passes its contributions. */
+  constructor(private readonly transports: TransportSockets = new TransportSockets(TLS_TRANSPORT_SOCKETS, new SecretStore())) {}
 
   /** Replaces every cluster (CDS is state of the world). Throws on a cluster it cannot run. */
   applyClusters(resources: Map<string, Decoded>): void {
@@ -60,9 +62,9 @@ export class ClusterManager {
         http2: Boolean(c.typed_extension_protocol_options?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.explicit_http_config?.http2_protocol_options),
         transports: ((c.transport_socket_matches ?? []) as Decoded[]).map((m, i) => ({
           match: structToJson(m.match),
-          tls: compileTransportSocket(m.transport_socket, 'upstream', this.secrets, `cluster ${name}: transport_socket_matches[${i}]`),
+          tls: this.transports.upstream(m.transport_socket, `cluster ${name}: transport_socket_matches[${i}]`),
         })),
-        defaultTransport: compileTransportSocket(c.transport_socket, 'upstream', this.secrets, `cluster ${name}: transport_socket`),
+        defaultTransport: this.transports.upstream(c.transport_socket, `cluster ${name}: transport_socket`),
       };
       if (type === 'EDS') cluster.edsName = c.eds_cluster_config?.service_name || name;
       else inline.set(name, endpointsOf(c.load_assignment));
@@ -116,7 +118,7 @@ export class ClusterManager {
   }
 
   /** The TLS to use toward `endpoint` of the cluster (first matching transport_socket_match), or undefined for plaintext. */
-  transportFor(clusterName: string, endpoint: UpstreamEndpoint): UpstreamTls | undefined {
+  transportFor(clusterName: string, endpoint: UpstreamEndpoint): UpstreamTransport | undefined {
     const c = this.clusters.get(clusterName);
     if (!c) return undefined;
     for (const t of c.transports) {
