@@ -4,6 +4,7 @@
  * and every MESH_META_<NAME> variable as <NAME>, all read through the agent's settings.
  */
 import type { AdsNode } from '../proxy/xds/xds-client';
+import { defaultValue } from '../settings/parse';
 import type { Settings } from '../settings/settings';
 import { UserError } from '../shared/user-error';
 import { InterceptionMode } from './proxy-config';
@@ -18,12 +19,17 @@ export interface NodeInputs {
 
 export class NodeIdentityError extends UserError {}
 
+function agentDefault(settings: Settings, name: 'POD_NAME' | 'POD_NAMESPACE'): string {
+  return String(defaultValue(settings.resolve(name).definition, settings.program));
+}
+
 export function agentNode(settings: Settings, inputs: NodeInputs): AdsNode {
   const instanceIp = settings.string('INSTANCE_IP');
   if (!instanceIp) throw new NodeIdentityError('INSTANCE_IP is not set: the agent needs the workload address its listeners bind and the daemon knows it by');
-  // POD_NAME and POD_NAMESPACE are the orchestrator's downward-API variables (defaults `workload`, `default`).
-  const podName = settings.string('POD_NAME');
-  const podNamespace = settings.string('POD_NAMESPACE');
+  // POD_NAME and POD_NAMESPACE are the orchestrator's downward-API variables (defaults `workload`,
+  // `default`); set but empty counts as unset, since the node ID needs both.
+  const podName = settings.string('POD_NAME') || agentDefault(settings, 'POD_NAME');
+  const podNamespace = settings.string('POD_NAMESPACE') || agentDefault(settings, 'POD_NAMESPACE');
   const domain = inputs.domain || `${podNamespace}.svc.cluster.local`;
   const labelsJson = settings.string('MESH_METAJSON_LABELS');
   let labels: Record<string, string> = {};
