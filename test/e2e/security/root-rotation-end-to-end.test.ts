@@ -50,8 +50,9 @@ describe('root rotation with short lifetimes (end to end)', function () {
     daemon = await startDaemon(['--configDir', dir], {
       PILOT_DEBOUNCE_AFTER: '10ms',
       JWT_RULE: JSON.stringify({ issuer: ISSUER, jwksUri: jwks.url }),
-      // A 12 s root, checked every second, renewed when less than 60 % of its life is left.
-      CA_SELF_SIGNED_CA_CERT_TTL: '12s',
+      // A 20 s root, checked every second, renewed when less than 60 % of its life is left: 8 s
+      // after start, so a slow start (a fresh CI machine) still leaves traffic flowing before the switch.
+      CA_SELF_SIGNED_CA_CERT_TTL: '20s',
       CA_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL: '1s',
       CA_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: '60',
       CA_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR: 'false',
