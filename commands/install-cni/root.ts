@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { command, intFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { command, givenFlags, intFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
 import { waitForStopSignal } from '../../src/modules/cni/install';
 import { InstallCniFlagsToken, InstallCniNode } from '../../src/modules/cni/install/node-agent';
 
@@ -65,11 +65,9 @@ export class InstallCni extends MeshCommand {
   async run(): Promise<void> {
     const { flags, metadata } = await this.parse(InstallCni);
     const log = this.logging.scope('cni-agent');
-    // Flags oclif filled in from their defaults were not given: their settings decide.
-    const given = new Set(Object.keys(flags).filter((name) => !metadata.flags[name]?.setFromDefault));
     // Listening from the start: a signal during start-up still ends in an orderly uninstall.
     const stopSignal = waitForStopSignal();
-    const node = this.scope.resolve(InstallCniNode, [[InstallCniFlagsToken, { values: flags, given }]]);
+    const node = this.scope.resolve(InstallCniNode, [[InstallCniFlagsToken, { values: flags, given: givenFlags(flags, metadata) }]]);
     // A failed start has already stopped what it started.
     await node.start();
     const signal = await stopSignal;

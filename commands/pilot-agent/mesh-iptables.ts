@@ -1,4 +1,4 @@
-import { boolFlag, command, durationFlag, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { boolFlag, command, durationFlag, givenFlags, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
 import { CaptureFlagsToken, CaptureJob } from '../../src/modules/iptables/capture-job';
 
 /** Flags of `pilot-agent mesh-iptables` (spec/02), product names per the naming rule. */
@@ -50,9 +50,7 @@ export const meshIptablesFlags = {
 export class MeshIptables extends MeshCommand {
   async run(): Promise<void> {
     const { flags, metadata } = await this.parse(MeshIptables);
-    // Flags oclif filled in from their defaults were not given: their settings decide.
-    const given = new Set(Object.keys(flags).filter((name) => metadata.flags[name]?.setFromDefault !== true));
-    const text = await this.scope.resolve(CaptureJob, [[CaptureFlagsToken, { values: flags, given }]]).run();
+    const text = await this.scope.resolve(CaptureJob, [[CaptureFlagsToken, { values: flags, given: givenFlags(flags, metadata) }]]).run();
     if (text !== undefined) this.write(text);
   }
 }

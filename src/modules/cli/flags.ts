@@ -14,6 +14,11 @@ interface Common {
   helpGroup?: string;
 }
 
+/** The flags the command line gave, as opposed to those oclif filled in from their defaults (their settings decide then). */
+export function givenFlags(flags: Record<string, unknown>, metadata: { flags: Record<string, { setFromDefault?: boolean } | undefined> }): Set<string> {
+  return new Set(Object.keys(flags).filter((name) => !metadata.flags[name]?.setFromDefault));
+}
+
 export function stringFlag(description: string, opts: Common & { default?: string; options?: string[] } = {}) {
   return Flags.string({ description, ...opts });
 }

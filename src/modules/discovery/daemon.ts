@@ -33,8 +33,6 @@ export class Daemon {
 
   constructor(
     @inject(DaemonFlagsToken) private readonly flags: DaemonFlags,
-    // Resolved first, as plugins depend on them: an error thrown while inversify builds a plugin
-    // (a `toService` binding) is retried asynchronously and lost, so their errors must come earlier.
     @inject(MeshConfig) private readonly meshConfig: MeshConfig,
     @inject(DaemonKeySets) private readonly keySets: DaemonKeySets,
     @inject(DaemonAddresses) private readonly addresses: DaemonAddresses,

@@ -48,6 +48,8 @@ let loaded: protobuf.Root | undefined;
 const pluginRoots: string[] = [];
 /** Plugin files waiting for the root to be built (it is built on first use, not at start). */
 const pending: string[] = [];
+/** Plugin proto files registered so far (relative to their plugin root). */
+const added = new Set<string>();
 
 function includeDirs(): string[] {
   const xdsDeps = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
@@ -88,8 +90,12 @@ export function envoyProtos(): protobuf.Root {
  */
 export function addEnvoyProtos(root: string, files: readonly string[]): void {
   if (!pluginRoots.includes(root)) pluginRoots.push(root);
-  if (loaded) loadFiles(loaded, [...files]);
-  else pending.push(...files);
+  // Every container of a process registers its plugins' protos; only new files cost a load.
+  const fresh = files.filter((f) => !added.has(f));
+  if (fresh.length === 0) return;
+  for (const f of fresh) added.add(f);
+  if (loaded) loadFiles(loaded, fresh);
+  else pending.push(...fresh);
 }
 
 function loadFiles(root: protobuf.Root, files: string[]): void {
