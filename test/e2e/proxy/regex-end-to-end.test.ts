@@ -83,11 +83,16 @@ describe('RE2 regexes end to end: daemon → built-in proxy', function () {
     const timings: number[] = [];
     for (const n of [40, 41, 42, 45, 50, 60, 80, 100, 200, 400]) {
       const p = `/${'a'.repeat(n)}b`;
-      const started = process.hrtime.bigint();
-      const answer = await get(p);
-      timings.push(Number(process.hrtime.bigint() - started) / 1e6);
-      expect(answer.status).to.equal(200);
-      expect(answer.body).to.equal(`web GET ${p}`);
+      // The best of three: a busy machine only adds time, while a backtracking regex is slow on every try.
+      let best = Infinity;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const started = process.hrtime.bigint();
+        const answer = await get(p);
+        best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e6);
+        expect(answer.status).to.equal(200);
+        expect(answer.body).to.equal(`web GET ${p}`);
+      }
+      timings.push(best);
     }
     expect(Math.max(...timings), `timings (ms): ${timings.map((t) => t.toFixed(2)).join(', ')}`).to.be.below(10);
   });
