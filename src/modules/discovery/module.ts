@@ -4,6 +4,8 @@ import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
 import { RegistryOptionsToken } from '../registry';
 import { XdsServerOptionsToken } from '../xds/server';
+import { XdsConnectionListener } from '../xds/connection-listener';
+import { AutoRegistrationMetrics, WorkloadAutoRegistration } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
@@ -43,6 +45,11 @@ export function discoveryModule(): ContainerModule {
     bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
     bind(MonitoringServer).toSelf().inSingletonScope();
     bind(DaemonHttpsServer).toSelf().inSingletonScope();
+
+    // Proxies that register themselves from a WorkloadGroup.
+    bind(AutoRegistrationMetrics).toSelf().inSingletonScope();
+    bind(WorkloadAutoRegistration).toSelf().inSingletonScope();
+    bind(XdsConnectionListener).toService(WorkloadAutoRegistration);
 
     bind(DaemonToken).to(Daemon).inSingletonScope();
   });

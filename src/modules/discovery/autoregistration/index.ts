@@ -1,0 +1,4 @@
+export { WorkloadAutoRegistration } from './auto-registration';
+export { AutoRegistrationMetrics } from './metrics';
+export { CustomObjectsWorkloadEntryApi, WorkloadEntryApi, WorkloadEntryApiToken } from './workload-entry-api';
+export * from './entry-for-proxy';
