@@ -124,7 +124,7 @@ export function injectDocuments(injector: SidecarInjector, inputs: InjectionInpu
     }
     if (!isMap(value)) throw new WorkloadError(`${what}: not a mapping (an object with apiVersion and kind)`);
     if (!isKnown(value as JsonMap)) {
-      out += documentText(d) + '---\n';
+      out += documentText(text, d) + '---\n';
       return;
     }
     const object = withStatusDefaults(value) as JsonMap;
@@ -154,8 +154,8 @@ function withStatusDefaults(doc: unknown): unknown {
   return { ...doc, status: { ...defaults, ...(isMap(doc.status) ? doc.status : {}) } };
 }
 
-/** A document's own text, as it was written. */
-function documentText(d: Document.Parsed): string {
-  const text = String(d).replace(/^---\n/, '');
+/** A document's own text, as it was written (without its `---` line). */
+function documentText(source: string, d: Document.Parsed): string {
+  const text = source.slice(d.range[0], d.range[2]).replace(/^---[ \t]*(\r?\n|$)/, '');
   return text.endsWith('\n') ? text : text + '\n';
 }
