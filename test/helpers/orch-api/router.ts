@@ -214,8 +214,10 @@ export class Router {
         const text = await readText(req);
         const force = q.get('force') === 'true';
         if (patchType !== 'apply' && q.has('force')) throw badRequest('force is only allowed for apply patches');
+        const existed = this.deps.store.get(`${type.group}/${type.plural}`, namespace ?? '', name) !== undefined;
         const patched = await ops.patch(type, version, namespace, name, patchType, text, { ...writeOptions(), force }, subresource);
-        return answer(200, patched);
+        // An apply that created the object answers 201 Created, as the real server does.
+        return answer(existed ? 200 : 201, patched);
       }
       case 'DELETE': {
         info.verb = 'delete';
