@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'inject');
@@ -102,5 +103,43 @@ describe('meshctl orch-inject: input, output and errors', function () {
     const c = await runCli('meshctl', ['orch-inject', '-f', path.join(FIXTURES, 'hello.yaml'), ...SETTINGS.slice(2), '--injectConfigFile', badConfig]);
     expect(c.code).to.equal(1);
     expect(c.stderr).to.match(/bad-config\.yaml: templates: must be a mapping/);
+  });
+});
+
+describe('meshctl orch-inject: settings from the orchestrator\'s config maps', function () {
+  this.timeout(60_000);
+  let server: OrchApiServer;
+  let dir: string;
+  let kubeconfig: string;
+  before(async () => {
+    server = await startOrchApiServer({ simulateCluster: false });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-orch-inject-api-'));
+    kubeconfig = server.writeKubeconfigFile(dir);
+    const read = (name: string) => fs.readFileSync(path.join(FIXTURES, 'settings', name), 'utf8');
+    await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mesh-system' } });
+    await server.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' },
+      data: { config: read('inject-config.yaml'), values: read('values.json') },
+    });
+    await server.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh', namespace: 'mesh-system' }, data: { mesh: read('mesh.yaml') } });
+  });
+  after(async () => {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads the injection config, values and mesh config from the config maps', async () => {
+    const r = await runCli('meshctl', ['orch-inject', '-f', path.join(FIXTURES, 'hello.yaml'), '--orchconfig', kubeconfig], { env: { ENABLE_NATIVE_SIDECARS: 'true' } });
+    expect(r.code, r.stderr).to.equal(0);
+    const files = await runCli('meshctl', ['orch-inject', '-f', path.join(FIXTURES, 'hello.yaml'), ...SETTINGS], { env: { ENABLE_NATIVE_SIDECARS: 'true' } });
+    expect(r.stdout).to.equal(files.stdout);
+  });
+
+  it('names a config map that is not there', async () => {
+    const r = await runCli('meshctl', ['orch-inject', '-f', path.join(FIXTURES, 'hello.yaml'), '--orchconfig', kubeconfig, '--injectConfigMapName', 'nope']);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.match(/config map mesh-system\/nope not found/);
   });
 });
