@@ -18,6 +18,7 @@ import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
 import { loggingModule } from './modules/logging';
 import { meshConfigModule } from './modules/mesh-config';
+import { injectModule } from './modules/inject';
 import { monitoringModule } from './modules/monitoring';
 import {
   ContributionPointToken,
@@ -75,6 +76,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     proxyModule(),
     agentModule(),
     meshConfigModule(),
+    injectModule(),
     monitoringModule(),
     registryModule(),
     securityModule(),
