@@ -109,6 +109,25 @@ describe('orch API server: the simulated cluster (kubelet and controllers)', () 
     await waitUntil('no slices', async () => (await slices()).length === 0);
   });
 
+  it('with podTerminationMs, a deleted pod stays Terminating with a terminating endpoint, then goes', async () => {
+    await server.stop();
+    server = await startOrchApiServer({ podTerminationMs: 300 });
+    const kc = server.kubeConfig();
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
+    await core.createNamespace({ body: { metadata: { name: 'shop' } } });
+    await core.createNamespacedService({ namespace: 'shop', body: { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } } });
+    await core.createNamespacedPod({ namespace: 'shop', body: { metadata: { name: 'p', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } });
+    const endpoints = async () => (await discovery.listNamespacedEndpointSlice({ namespace: 'shop' })).items.flatMap((s) => s.endpoints ?? []);
+    await waitUntil('a ready endpoint', async () => (await endpoints())[0]?.conditions?.ready === true);
+    await core.deleteNamespacedPod({ namespace: 'shop', name: 'p' });
+    expect((await core.readNamespacedPod({ namespace: 'shop', name: 'p' })).metadata?.deletionTimestamp).to.be.instanceOf(Date);
+    await waitUntil('a terminating endpoint', async () => (await endpoints())[0]?.conditions?.terminating === true);
+    expect((await endpoints())[0].conditions).to.deep.equal({ ready: false, serving: true, terminating: true });
+    await waitUntil('the pod is gone', () => server.get('v1', 'Pod', 'shop', 'p') === undefined, 3000);
+    await waitUntil('no endpoints', async () => (await endpoints()).length === 0);
+  });
+
   it('creates pods through admission, so an injection webhook changes them', async () => {
     const identity = await makeServingIdentity(['injector.mesh-system.svc']);
     const hook = https.createServer({ key: identity.keyPem, cert: identity.certPem }, (req, res) => {

@@ -166,6 +166,18 @@ describe('orch API server: the real kubectl against it', function () {
     expect(server.get('apps/v1', 'Deployment', 'shop', 'web').spec.replicas).to.equal(1);
   });
 
+  it('creates a namespace, a configmap, a secret and a service account (protobuf bodies)', async () => {
+    expect(await ok(['create', 'namespace', 'made'])).to.equal('namespace/made created\n');
+    expect(await ok(['create', 'configmap', 'c1', '-n', 'made', '--from-literal=a=1', '--from-literal=b=2'])).to.equal('configmap/c1 created\n');
+    expect(await ok(['create', 'secret', 'generic', 's1', '-n', 'made', '--from-literal=password=hunter2'])).to.equal('secret/s1 created\n');
+    expect(await ok(['create', 'serviceaccount', 'robot', '-n', 'made'])).to.equal('serviceaccount/robot created\n');
+    expect(server.get('v1', 'ConfigMap', 'made', 'c1').data).to.deep.equal({ a: '1', b: '2' });
+    expect(Buffer.from(server.get('v1', 'Secret', 'made', 's1').data.password, 'base64').toString()).to.equal('hunter2');
+    const refused = await kubectl(['create', 'deployment', 'd', '-n', 'made', '--image=x']);
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain('send apps/v1/Deployment as JSON');
+  });
+
   it('creates a service account token (TokenRequest)', async () => {
     await waitUntil('the default account', () => server.get('v1', 'ServiceAccount', 'shop', 'default') !== undefined);
     const token = (await ok(['create', 'token', 'default', '-n', 'shop', '--audience', 'mesh', '--duration', '2h'])).trim();
