@@ -20,6 +20,7 @@ import { loggingModule } from './modules/logging';
 import { meshConfigModule } from './modules/mesh-config';
 import { injectModule } from './modules/inject';
 import { monitoringModule } from './modules/monitoring';
+import { orchModule } from './modules/orch';
 import {
   ContributionPointToken,
   ContributionProvider,
@@ -78,6 +79,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     meshConfigModule(),
     injectModule(),
     monitoringModule(),
+    orchModule(),
     registryModule(),
     securityModule(),
     generatorsModule(),
