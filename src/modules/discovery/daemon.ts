@@ -8,6 +8,7 @@ import { PushContext } from '../model/push-context';
 import { DaemonMetrics, formatListenAddress, MonitoringServer } from '../monitoring';
 import { DaemonKeySets } from '../security/authn';
 import { XdsServer } from '../xds/server';
+import { WorkloadAutoRegistration } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { DaemonAddresses, DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { DaemonSecurity } from './daemon-security';
@@ -47,6 +48,7 @@ export class Daemon {
     @inject(DaemonSecurity) private readonly security: DaemonSecurity,
     @inject(XdsServer) private readonly xds: XdsServer,
     @inject(DaemonHttpsServer) private readonly https: DaemonHttpsServer,
+    @inject(WorkloadAutoRegistration) private readonly autoRegistration: WorkloadAutoRegistration,
   ) {}
 
   async start(): Promise<void> {
@@ -73,6 +75,7 @@ export class Daemon {
     });
     log.info(`xDS (gRPC) listening on ${formatListenAddress({ host: grpcAddress.host, port: grpcPort })}`);
     await this.startSecureAddresses();
+    this.autoRegistration.start();
 
     this.readiness.set(true);
     const startup = this.metrics.markReady();
@@ -85,6 +88,7 @@ export class Daemon {
     this.readiness.set(false);
     log.info(`shutting down (grace ${this.flags.shutdownDurationMs} ms)`);
     this.sources.stop();
+    this.autoRegistration.stop();
     this.unwatchPolicies?.();
     this.keySets.stop();
     this.coordinator.stop();

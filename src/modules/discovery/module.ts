@@ -6,7 +6,7 @@ import { OrchClientOptionsToken } from '../orch';
 import { OrchRegistryOptionsToken, RegistryOptionsToken } from '../registry';
 import { XdsServerOptionsToken } from '../xds/server';
 import { XdsConnectionListener } from '../xds/connection-listener';
-import { AutoRegistrationMetrics, WorkloadAutoRegistration } from './autoregistration';
+import { AutoRegistrationMetrics, OrchWorkloadEntryApiSource, WorkloadAutoRegistration, WorkloadEntryApiSourceToken } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
@@ -52,6 +52,7 @@ export function discoveryModule(): ContainerModule {
 
     // Proxies that register themselves from a WorkloadGroup.
     bind(AutoRegistrationMetrics).toSelf().inSingletonScope();
+    bind(WorkloadEntryApiSourceToken).to(OrchWorkloadEntryApiSource).inSingletonScope();
     bind(WorkloadAutoRegistration).toSelf().inSingletonScope();
     bind(XdsConnectionListener).toService(WorkloadAutoRegistration);
 

@@ -1,5 +1,5 @@
 import * as os from 'node:os';
-import { inject, injectable, optional } from 'inversify';
+import { inject, injectable } from 'inversify';
 import { Logging, LoggingToken, ScopedLogger } from '../../logging';
 import { Settings, SettingsToken } from '../../settings';
 import { XdsConnection } from '../../xds/connection';
@@ -16,7 +16,7 @@ import {
   WorkloadEntryObject,
 } from './entry-for-proxy';
 import { AutoRegistrationMetrics } from './metrics';
-import { statusOf, WorkloadEntryApi, WorkloadEntryApiToken } from './workload-entry-api';
+import { statusOf, WorkloadEntryApi, WorkloadEntryApiSource, WorkloadEntryApiSourceToken } from './workload-entry-api';
 
 /**
  * WorkloadGroup auto-registration (PILOT_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION): a proxy that
@@ -39,19 +39,27 @@ export class WorkloadAutoRegistration implements XdsConnectionListener {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly chains = new Map<string, Promise<void>>();
   private warnedNoApi = false;
+  private resolvedApi: { api: WorkloadEntryApi | undefined } | undefined;
   private stopped = false;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     @inject(SettingsToken) settings: Settings,
     @inject(LoggingToken) logging: Logging,
     @inject(AutoRegistrationMetrics) private readonly metrics: AutoRegistrationMetrics,
-    @inject(WorkloadEntryApiToken) @optional() private readonly api: WorkloadEntryApi | undefined,
+    @inject(WorkloadEntryApiSourceToken) private readonly apiSource: WorkloadEntryApiSource,
   ) {
     this.enabled = settings.bool('PILOT_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION');
     this.graceMs = settings.duration('PILOT_WORKLOAD_ENTRY_GRACE_PERIOD').milliseconds;
     this.validateIdentity = settings.bool('MESH_WORKLOAD_ENTRY_VALIDATE_IDENTITY');
     this.controller = settings.string('POD_NAME') || `meshd-${os.hostname()}`;
     this.log = logging.scope('wle');
+  }
+
+  /** Asked for on first use: the orchestrator client is made only by a daemon that has one. */
+  private get api(): WorkloadEntryApi | undefined {
+    this.resolvedApi ??= { api: this.apiSource.api() };
+    return this.resolvedApi.api;
   }
 
   connected(conn: XdsConnection): void {
@@ -111,9 +119,27 @@ export class WorkloadAutoRegistration implements XdsConnectionListener {
     return deleted;
   }
 
+  /**
+   * Sweeps every grace period while `leading()` says this daemon runs the singleton controllers,
+   * so entries left by a daemon that died are removed once, by one replica.
+   */
+  start(leading: () => boolean = () => true): void {
+    this.stopped = false;
+    if (!this.enabled || !this.api) return;
+    const every = Math.max(this.graceMs, 1000);
+    this.sweeper = setInterval(() => {
+      if (!leading()) return;
+      this.sweep().catch((err) => {
+        this.metrics.errors.inc();
+        this.log.warn(`auto-registration sweep failed: ${(err as Error).message}`);
+      });
+    }, every).unref();
+  }
+
   /** Stops timers; entries stay (another daemon or the next start takes them over or sweeps them). */
   stop(): void {
     this.stopped = true;
+    clearInterval(this.sweeper);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }

@@ -1,8 +1,13 @@
 import * as k8s from '@kubernetes/client-node';
 import { WorkloadEntryObject, WorkloadGroupObject } from './entry-for-proxy';
 
+/** Where auto-registration gets its API: none when the daemon runs without an orchestrator. */
+export const WorkloadEntryApiSourceToken = Symbol.for('mesh.WorkloadEntryApiSource');
+export interface WorkloadEntryApiSource {
+  api(): WorkloadEntryApi | undefined;
+}
+
 /** What auto-registration reads and writes on the orchestrator. */
-export const WorkloadEntryApiToken = Symbol.for('mesh.WorkloadEntryApi');
 export interface WorkloadEntryApi {
   getGroup(namespace: string, name: string): Promise<WorkloadGroupObject | undefined>;
   getEntry(namespace: string, name: string): Promise<WorkloadEntryObject | undefined>;
