@@ -34,6 +34,7 @@ import {
 import { proxyModule } from './modules/proxy/module';
 import { registryModule } from './modules/registry';
 import { securityModule } from './modules/security';
+import { webhookModule } from './modules/webhook';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -81,6 +82,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     generatorsModule(),
     xdsModule(),
     debugModule(),
+    webhookModule(),
     discoveryModule(),
     pluginsModule(plugins),
     cliModule(),

@@ -9,6 +9,8 @@ export interface RunningDaemon extends RunningProgram {
   monitoringPort: number;
   /** The TLS gRPC port (xDS and CA); 0 when the daemon serves none. */
   secureGrpcPort: number;
+  /** The HTTPS port (webhooks); 0 when the daemon serves none. */
+  httpsPort: number;
   /** The daemon's working directory: its self-signed CA and published root live under it. */
   workDir: string;
   /** The mesh roots the daemon publishes for workloads (PEM), read fresh. */
@@ -33,12 +35,14 @@ export async function startDaemon(args: string[], env: Record<string, string> = 
   await program.waitForLog(/daemon ready/);
   const grpcPort = await port('xDS \\(gRPC\\)');
   const secure = /secure gRPC \(xDS and CA\) listening on \S+:(\d+)/.exec(program.output());
+  const https = /HTTPS listening on \S+:(\d+)/.exec(program.output());
   return {
     ...program,
     grpcPort,
     httpPort,
     monitoringPort,
     secureGrpcPort: secure ? Number(secure[1]) : 0,
+    httpsPort: https ? Number(https[1]) : 0,
     workDir,
     rootCertPem: () => fs.readFileSync(path.join(workDir, 'var', 'run', 'secrets', 'mesh', 'root-cert.pem'), 'utf8'),
   };
