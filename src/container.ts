@@ -16,6 +16,7 @@ import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
 import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
+import { leaderElectionModule } from './modules/leader-election';
 import { loggingModule } from './modules/logging';
 import { meshConfigModule } from './modules/mesh-config';
 import { monitoringModule } from './modules/monitoring';
@@ -84,6 +85,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     generatorsModule(),
     xdsModule(),
     debugModule(),
+    leaderElectionModule(),
     webhookModule(),
     discoveryModule(),
     pluginsModule(plugins),

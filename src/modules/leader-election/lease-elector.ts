@@ -15,6 +15,7 @@
  */
 import { CoordinationV1Api, V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import type { ScopedLogger } from '../logging';
+import { statusCodeOf } from '../orch';
 
 export interface LeaseTimings {
   /** How long a follower waits after the last renewal it saw before taking the Lease over. */
@@ -157,13 +158,13 @@ export class LeaseElector {
     try {
       lease = await api.readNamespacedLease({ name, namespace });
     } catch (err) {
-      if (statusOf(err) !== 404) return { ok: false, why: `reading the Lease: ${describe(err)}` };
+      if (statusCodeOf(err) !== 404) return { ok: false, why: `reading the Lease: ${describeApiError(err)}` };
       try {
         const created = await api.createNamespacedLease({ namespace, body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: this.spec(now, now, 0) } });
         this.observe(created, now);
         return { ok: true };
       } catch (createErr) {
-        return { ok: false, why: `creating the Lease: ${describe(createErr)}` };
+        return { ok: false, why: `creating the Lease: ${describeApiError(createErr)}` };
       }
     }
     this.observe(lease, now);
@@ -185,7 +186,7 @@ export class LeaseElector {
       return { ok: true };
     } catch (err) {
       // 409: someone wrote the Lease since we read it; the next read shows who.
-      return { ok: false, why: `writing the Lease: ${describe(err)}` };
+      return { ok: false, why: `writing the Lease: ${describeApiError(err)}` };
     }
   }
 
@@ -211,7 +212,7 @@ export class LeaseElector {
       );
       log.info(`released Lease ${this.where()}`);
     } catch (err) {
-      log.warn(`releasing Lease ${this.where()} failed (it expires by itself): ${describe(err)}`);
+      log.warn(`releasing Lease ${this.where()} failed (it expires by itself): ${describeApiError(err)}`);
     }
   }
 
@@ -237,7 +238,7 @@ export class LeaseElector {
     try {
       await fn();
     } catch (err) {
-      this.options.log.error(`Lease ${this.where()}: ${which}-leading callback failed: ${describe(err)}`);
+      this.options.log.error(`Lease ${this.where()}: ${which}-leading callback failed: ${describeApiError(err)}`);
     }
   }
 
@@ -261,13 +262,9 @@ function toMicroTime(value: Date | string): V1MicroTime {
   return new V1MicroTime(typeof value === 'string' ? Date.parse(value) : value.getTime());
 }
 
-export function statusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
-
-export function describe(err: unknown): string {
-  const status = statusOf(err);
+/** An error of the orchestrator API as `status: message` (the Status message when the body is one). */
+export function describeApiError(err: unknown): string {
+  const status = statusCodeOf(err);
   const body = (err as { body?: unknown } | undefined)?.body;
   let message = (err as Error | undefined)?.message ?? String(err);
   if (typeof body === 'string') {
