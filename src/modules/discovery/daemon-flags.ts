@@ -22,6 +22,13 @@ export interface DaemonFlags {
   keepaliveMaxServerConnectionAgeMs: number;
   shutdownDurationMs: number;
   orchconfig: string;
+  /** `--orchApiQPS` and `--orchApiBurst`: the orchestrator client's rate limit. */
+  orchApiQPS: number;
+  orchApiBurst: number;
+  /** `--clusterID` when given; else the CLUSTER_ID setting. */
+  clusterID?: string;
+  /** `--namespace` when given; else the POD_NAMESPACE setting. */
+  namespace?: string;
   secureGrpcAddr: string;
   httpsAddr: string;
   tlsCertFile: string;

@@ -11,7 +11,9 @@ import { X509Certificate } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
+import { OrchServiceRegistry } from '../registry';
 import { DaemonCaSettings } from '../security';
+import { spiffeId } from '../security/mtls/identity';
 import { authenticateCall, Authenticator, authenticatorsFor, CaMetrics, CaOptions, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority, parseSpiffeId } from '../security/ca';
 import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
 import { Settings, SettingsToken } from '../settings';
@@ -52,6 +54,7 @@ export class DaemonSecurity {
     @inject(DaemonCaSettings) private readonly caSettings: DaemonCaSettings,
     @inject(LoggingToken) logging: Logging,
     @inject(DaemonMetrics) metrics: DaemonMetrics,
+    @inject(OrchServiceRegistry) private readonly orchRegistry: OrchServiceRegistry,
   ) {
     this.log = logging.scope('security');
     this.registry = metrics.registry;
@@ -119,9 +122,14 @@ export class DaemonSecurity {
   }
 
   private async startCa(): Promise<void> {
-    let options;
+    let options: CaOptions | undefined;
     try {
-      options = this.caSettings.options({ persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log });
+      // CA_TRUSTED_NODE_ACCOUNTS: which identities run on a node is the Orch registry's pod index.
+      const registry = this.orchRegistry;
+      const identitiesOnNode = registry.running
+        ? (node: string) => new Set([...registry.serviceAccountsOnNode(node)].map((a) => spiffeId(options!.authority.trustDomain, ...(a.split('/') as [string, string]))))
+        : undefined;
+      options = this.caSettings.options({ persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log, identitiesOnNode });
     } catch (err) {
       throw new DaemonSecurityError((err as Error).message);
     }

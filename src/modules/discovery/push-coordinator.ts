@@ -8,6 +8,7 @@ import { ChangeSet } from '../model/generator';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { PushContext, PushContextOptions } from '../model/push-context';
 import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
+import { PlatformRegistry, PlatformRegistryEvent } from '../registry/platform';
 import { XdsCache } from '../model/xds-cache';
 import { Debouncer } from '../shared/debouncer';
 import { cacheInvalidation } from './cache-invalidation';
@@ -35,6 +36,10 @@ export interface PushCoordinatorOptions extends PushContextOptions {
   edsDebounce: boolean;
   /** ServiceEntries from registries other than config (the Mock registry). */
   extraServiceEntries: readonly ConfigResource<ServiceEntrySpec>[];
+  /** Registries with their own services and endpoints (the orchestrator's), merged first. */
+  platformRegistries: readonly PlatformRegistry[];
+  /** PILOT_ENABLE_K8S_SELECT_WORKLOAD_ENTRIES. */
+  selectWorkloadEntries: boolean;
   /** The xDS cache kept across pushes; undefined when PILOT_ENABLE_XDS_CACHE is off. */
   cache?: XdsCache;
 }
@@ -44,6 +49,8 @@ export type PushTarget = (push: PushContext, change: ChangeSet, changeAt: number
 
 interface PendingChange {
   changes: ConfigChange[];
+  /** What the platform registries reported (services or endpoints of hosts). */
+  registry: PlatformRegistryEvent[];
   events: number;
 }
 
@@ -61,7 +68,7 @@ export class PushCoordinator {
   private snapshot: ConfigSnapshot = new Map();
   private version = 0;
   private readonly debouncer: Debouncer<PendingChange>;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribe: Array<() => void> = [];
 
   constructor(
     @inject(MemoryConfigStore) private readonly store: ConfigStore,
@@ -73,7 +80,7 @@ export class PushCoordinator {
     this.debouncer = new Debouncer<PendingChange>(
       options.debounceAfterMs,
       options.debounceMaxMs,
-      (a, b) => ({ changes: [...a.changes, ...b.changes], events: a.events + b.events }),
+      (a, b) => ({ changes: [...a.changes, ...b.changes], registry: [...a.registry, ...b.registry], events: a.events + b.events }),
       (pending, firstAt) => this.onDebounced(pending, firstAt),
     );
   }
@@ -81,13 +88,14 @@ export class PushCoordinator {
   /** Builds the first push context from what the store holds now and starts listening; later ones go to `target`. */
   start(target: PushTarget): PushContext {
     this.push = target;
-    this.unsubscribe = this.store.onChange((changes) => this.onChange(changes));
-    const { push } = this.rebuild([]);
+    this.unsubscribe.push(this.store.onChange((changes) => this.onChange(changes)));
+    for (const registry of this.options.platformRegistries) this.unsubscribe.push(registry.onChange((events) => this.onRegistryChange(events)));
+    const { push } = this.rebuild([], []);
     return push;
   }
 
   stop(): void {
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.debouncer.stop();
   }
 
@@ -111,13 +119,24 @@ export class PushCoordinator {
       if (type !== 'eds') endpointsOnly = false;
       this.observer.inboundUpdate(type);
     }
-    this.debouncer.add({ changes: [...changes], events: changes.length }, endpointsOnly && !this.options.edsDebounce);
+    this.debouncer.add({ changes: [...changes], registry: [], events: changes.length }, endpointsOnly && !this.options.edsDebounce);
+  }
+
+  /** A platform registry's hosts changed: endpoints only (eds), or their service (svc, svcdelete). */
+  private onRegistryChange(events: readonly PlatformRegistryEvent[]): void {
+    let endpointsOnly = true;
+    for (const e of events) {
+      const type = e.what === 'endpoints' ? 'eds' : e.type === 'deleted' ? 'svcdelete' : 'svc';
+      if (type !== 'eds') endpointsOnly = false;
+      this.observer.inboundUpdate(type);
+    }
+    this.debouncer.add({ changes: [], registry: [...events], events: events.length }, endpointsOnly && !this.options.edsDebounce);
   }
 
   private onDebounced(pending: PendingChange, firstAt: number): void {
     this.observer.debounced((Date.now() - firstAt) / 1000, pending.events);
     try {
-      const { push, change } = this.rebuild(pending.changes);
+      const { push, change } = this.rebuild(pending.changes, pending.registry);
       this.push(push, change, firstAt);
     } catch (err) {
       // The previous push context stays in force; proxies keep their config.
@@ -125,16 +144,20 @@ export class PushCoordinator {
     }
   }
 
-  private rebuild(changes: readonly ConfigChange[]): { push: PushContext; change: ChangeSet } {
+  private rebuild(changes: readonly ConfigChange[], registryEvents: readonly PlatformRegistryEvent[]): { push: PushContext; change: ChangeSet } {
     const started = process.hrtime.bigint();
+    const full = changes.length === 0 && registryEvents.length === 0;
     const snapshot = this.store.snapshot();
     const serviceEntries = [...this.options.extraServiceEntries, ...((snapshot.get('ServiceEntry') ?? []) as ConfigResource<ServiceEntrySpec>[])];
     const workloadEntries = (snapshot.get('WorkloadEntry') ?? []) as ConfigResource<WorkloadEntrySpec>[];
-    const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored));
+    const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored), {
+      snapshots: this.options.platformRegistries.map((r) => r.snapshot()),
+      selectWorkloadEntries: this.options.selectWorkloadEntries,
+    });
     const diff = diffRegistries(this.registry, registry);
     const cache = this.options.cache;
     if (cache) {
-      const invalidation = cacheInvalidation(changes, diff, this.snapshot, snapshot, this.options);
+      const invalidation = full ? 'all' : cacheInvalidation(changes, diff, this.snapshot, snapshot, this.options);
       if (invalidation === 'all') cache.clear();
       else cache.invalidate(invalidation);
     }
@@ -145,9 +168,10 @@ export class PushCoordinator {
     this.current = push;
     const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
     this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);
-    const change: ChangeSet = { full: changes.length === 0, configs: new Set(changes.map((c) => c.key)), ...diff };
-    for (const reason of pushReasons(change)) this.observer.pushTriggered(reason);
-    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes`);
+    const change: ChangeSet = { full, configs: new Set(changes.map((c) => c.key)), ...diff };
+    for (const reason of pushReasons(change, registryEvents)) this.observer.pushTriggered(reason);
+    const registryNote = registryEvents.length ? `, ${registryEvents.length} registry changes` : '';
+    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes${registryNote}`);
     return { push, change };
   }
 }
@@ -158,12 +182,13 @@ function pushVersion(n: number): string {
 }
 
 /** Reasons for pilot_push_triggers, as the incumbent names them. */
-function pushReasons(change: ChangeSet): string[] {
+function pushReasons(change: ChangeSet, registryEvents: readonly PlatformRegistryEvent[]): string[] {
   if (change.full && change.configs.size === 0) return ['global'];
   const reasons = new Set<string>();
   for (const key of change.configs) {
     const kind = key.split('/')[0];
     reasons.add(kind === 'WorkloadEntry' ? 'endpoint' : kind === 'ServiceEntry' ? 'service' : 'config');
   }
+  for (const e of registryEvents) reasons.add(e.what === 'endpoints' ? 'endpoint' : 'service');
   return [...reasons];
 }

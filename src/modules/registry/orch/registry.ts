@@ -64,6 +64,7 @@ export class OrchServiceRegistry implements PlatformRegistry {
   private readonly log: ScopedLogger;
   private defaultNetwork = '';
   private started = false;
+  private stopped = false;
 
   constructor(
     @inject(OrchRegistryOptionsToken) private readonly options: OrchRegistryOptions,
@@ -87,6 +88,11 @@ export class OrchServiceRegistry implements PlatformRegistry {
       pendingPod: () => this.sum('pendingPod'),
       podsWithoutIp: () => (this.pods?.list() ?? []).filter((p) => !p.status?.podIP && !isFinished(p)).length,
     });
+  }
+
+  /** Started and not stopped: its pod index answers for node authorization. */
+  get running(): boolean {
+    return this.started && !this.stopped;
   }
 
   snapshot(): PlatformRegistrySnapshot {
@@ -119,6 +125,7 @@ export class OrchServiceRegistry implements PlatformRegistry {
   }
 
   stop(): void {
+    this.stopped = true;
     for (const informer of this.informers()) informer.stop();
     this.queue.stop();
   }
