@@ -6,6 +6,7 @@ import { listObjects } from './list';
 import type { DeleteOptions, Operations, PatchType, WriteOptions } from './operations';
 import { openApiV2, openApiV3Document, openApiV3Index } from './openapi';
 import { groupVersion, type ResourceRegistry, type ResourceType } from './resources';
+import { decodeTokenRequest, PROTOBUF } from './protobuf';
 import { parseSelection } from './selectors';
 import type { Obj, Store } from './store';
 import { jsonOf } from './store';
@@ -187,7 +188,9 @@ export class Router {
       if (method !== 'POST') throw methodNotAllowed();
       info.verb = 'create';
       const sa = ops.get(type, namespace, name);
-      return sendJson(res, 201, await requestToken(this.deps.store, this.deps.signer, sa, await readJson(req)));
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
+      const body = contentType === PROTOBUF ? decodeTokenRequest(await readBytes(req)) : await readJson(req);
+      return sendJson(res, 201, await requestToken(this.deps.store, this.deps.signer, sa, body));
     }
     if (subresource === 'scale') return this.scale(req, res, t, info, writeOptions);
     switch (method) {
@@ -354,7 +357,11 @@ function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
   return out;
 }
 
-export function readText(req: http.IncomingMessage): Promise<string> {
+export async function readText(req: http.IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString('utf8');
+}
+
+function readBytes(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -367,12 +374,14 @@ export function readText(req: http.IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
 async function readJson(req: http.IncomingMessage, optional = false): Promise<unknown> {
+  const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
+  if (contentType === PROTOBUF) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
   const text = await readText(req);
   if (text.trim() === '') {
     if (optional) return undefined;
