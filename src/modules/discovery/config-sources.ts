@@ -71,7 +71,7 @@ export class DaemonConfigSources {
   }
 
   /** `--orchconfig` given, or running in a cluster (ORCH_SERVICE_HOST set). */
-  private orchestratorConfigured(): boolean {
+  orchestratorConfigured(): boolean {
     return this.flags.orchconfig !== '' || (this.settings.string('ORCH_SERVICE_HOST') ?? '') !== '';
   }
 

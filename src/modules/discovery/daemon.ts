@@ -6,6 +6,7 @@ import { Logging, LoggingToken } from '../logging';
 import { MeshConfig } from '../mesh-config';
 import { PushContext } from '../model/push-context';
 import { DaemonMetrics, formatListenAddress, MonitoringServer } from '../monitoring';
+import { SingletonControllers } from '../leader-election';
 import { DaemonKeySets } from '../security/authn';
 import { XdsServer } from '../xds/server';
 import { DaemonConfigSources } from './config-sources';
@@ -47,6 +48,7 @@ export class Daemon {
     @inject(DaemonSecurity) private readonly security: DaemonSecurity,
     @inject(XdsServer) private readonly xds: XdsServer,
     @inject(DaemonHttpsServer) private readonly https: DaemonHttpsServer,
+    @inject(SingletonControllers) private readonly singletons: SingletonControllers,
   ) {}
 
   async start(): Promise<void> {
@@ -73,6 +75,8 @@ export class Daemon {
     });
     log.info(`xDS (gRPC) listening on ${formatListenAddress({ host: grpcAddress.host, port: grpcPort })}`);
     await this.startSecureAddresses();
+    // After the HTTPS address: the leader patches webhook configurations to point at it.
+    if (this.sources.orchestratorConfigured()) await this.singletons.start();
 
     this.readiness.set(true);
     const startup = this.metrics.markReady();
@@ -84,6 +88,8 @@ export class Daemon {
     const log = this.logging.scope('default');
     this.readiness.set(false);
     log.info(`shutting down (grace ${this.flags.shutdownDurationMs} ms)`);
+    // First, while the orchestrator client still works: the controllers end their writes, then the Leases are released.
+    await this.singletons.stop();
     this.sources.stop();
     this.unwatchPolicies?.();
     this.keySets.stop();

@@ -4,6 +4,8 @@ import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
 import { OrchClientOptionsToken } from '../orch';
 import { OrchRegistryOptionsToken, RegistryOptionsToken } from '../registry';
+import { LeaderElectionOptionsToken } from '../leader-election';
+import { MeshRootsToken, WebhookOptionsToken } from '../webhook';
 import { XdsServerOptionsToken } from '../xds/server';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
@@ -17,6 +19,7 @@ import { PushOptionsFromSettings } from './pipeline-options';
 import { PushCoordinator, PushCoordinatorOptionsToken, PushPipelineObserverToken } from './push-coordinator';
 import { DaemonReadiness } from './readiness';
 import { DebugServerOptionsFromSettings, MonitoringOptionsFromSettings } from './server-options';
+import { DaemonMeshRoots, LeaderElectionOptionsFromFlags, WebhookOptionsFromFlags } from './webhook-options';
 import { XdsServerOptionsFromSettings } from './xds-server';
 
 /**
@@ -47,6 +50,11 @@ export function discoveryModule(): ContainerModule {
     bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
     bind(MonitoringServer).toSelf().inSingletonScope();
     bind(DaemonHttpsServer).toSelf().inSingletonScope();
+
+    // Webhooks and the singleton controllers (trust plumbing) on the orchestrator.
+    bind(WebhookOptionsToken).to(WebhookOptionsFromFlags).inSingletonScope();
+    bind(LeaderElectionOptionsToken).to(LeaderElectionOptionsFromFlags).inSingletonScope();
+    bind(MeshRootsToken).to(DaemonMeshRoots).inSingletonScope();
 
     bind(DaemonToken).to(Daemon).inSingletonScope();
   });

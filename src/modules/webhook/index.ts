@@ -4,3 +4,8 @@ export { AdmissionResponse, AdmissionReview, AdmissionRequest, JsonPatchOperatio
 export { ValidationWebhook, ALWAYS_REJECT_ANNOTATION } from './validation-webhook';
 export { WebhookMetrics } from './metrics';
 export { webhookModule } from './module';
+export { MeshRoots, MeshRootsToken, REVISION_LABEL, revisionName } from './mesh-roots';
+export { WebhookOptions, WebhookOptionsToken } from './options';
+export { InjectionWebhookPatcher, INJECTION_WEBHOOK_SUFFIX } from './injection-webhook-patcher';
+export { ValidationWebhookController } from './validation-webhook-controller';
+export { RootCertPublisher, ROOT_CERT_KEY, ROOT_CERT_LABELS, SKIPPED_NAMESPACES } from './root-cert-publisher';
