@@ -14,3 +14,4 @@ export { FileConfigSource, FileConfigSourceOptions, FileStatus } from './file-so
 export { ConfigStore, ConfigChange, ConfigSnapshot } from './store';
 export { ORCH_SOURCE_PREFIX, OrchConfigIssue, OrchConfigSource, OrchConfigSourceOptions, resourceOf } from './orch-source';
 export { CrdNames, crdNames, storageVersion } from './crd-names';
+export { crdManifests, customResourceDefinition, customResourceDefinitions, Schema as CrdSchema } from './crd-schema';
