@@ -19,6 +19,7 @@ import { generatorsModule } from './modules/generators';
 import { leaderElectionModule } from './modules/leader-election';
 import { loggingModule } from './modules/logging';
 import { meshConfigModule } from './modules/mesh-config';
+import { injectModule } from './modules/inject';
 import { monitoringModule } from './modules/monitoring';
 import { orchModule } from './modules/orch';
 import {
@@ -78,6 +79,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     proxyModule(),
     agentModule(),
     meshConfigModule(),
+    injectModule(),
     monitoringModule(),
     orchModule(),
     registryModule(),

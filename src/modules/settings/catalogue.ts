@@ -71,7 +71,7 @@ export const CATALOGUE = [
   setting("ENABLE_MCS_HOST", 'B', "false", "configure `<svc>.<namespace>.svc.clusterset.local` per exported service; requires ENABLE_MCS_SERVICE_DISCOVERY; clients must be able to resolve these names", DAC),
   setting("ENABLE_MCS_SERVICE_DISCOVERY", 'B', "false", "endpoints are discoverable only inside their own cluster unless exported", DAC),
   setting("ENABLE_MULTICLUSTER_HEADLESS", 'B', "true", "DNS table of a headless service resolves to same-network endpoints of any cluster", DAC),
-  setting("ENABLE_NATIVE_SIDECARS", 'B', "false", "use native sidecar containers (requires the orchestrator feature flag)", DAC),
+  setting("ENABLE_NATIVE_SIDECARS", 'B', "false", "use native sidecar containers (requires the orchestrator feature flag)", ALL),
   setting("ENABLE_PROBE_KEEPALIVE_CONNECTIONS", 'B', "false", "readiness probes keep the agent-to-application connection alive", DAC),
   setting("ENABLE_SELECTOR_BASED_ORCH_GATEWAY_POLICY", 'B', "true", "false = gateway-API gateways ignore workload-selector policies and honour only target-reference policies", DAC),
   setting("ENABLE_TLS_ON_SIDECAR_INGRESS", 'B', "false", "TLS config on Sidecar ingress takes effect", DAC),
