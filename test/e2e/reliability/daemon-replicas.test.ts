@@ -87,7 +87,6 @@ describe('two daemon replicas: leader election of the singleton controllers', fu
       expect(daemon.output().includes(`lock obtained: ${SYSTEM}/${VALIDATION_LEASE}`), `${pod} leads the validation controller`).to.equal(pod === leaders.validation);
     }
     // One create per namespace, one patch of the webhook configuration: no replica repeated another's write.
-    console.log(server.requests.log.filter((r) => r.resource === 'configmaps' && r.verb !== 'watch' && r.verb !== 'list').map((r) => `${r.verb} ${r.path} ${r.status}`).join('\n'));
     expect(writes('configmaps')).to.equal(5);
     expect(writes('mutatingwebhookconfigurations')).to.equal(1);
     expect(rootCm('shop').data['root-cert.pem']).to.equal(root);

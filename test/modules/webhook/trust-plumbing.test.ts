@@ -136,7 +136,7 @@ describe('trust plumbing on the orchestrator: webhook caBundles and the root cer
     expect(after.webhooks[1].namespaceSelector).to.deep.equal({ matchLabels: { 'mesh-injection': 'enabled', 'unused-object': 'x' } });
   });
 
-  it('leaves a configuration labelled for another revision alone, and counts why', async () => {
+  it('leaves a configuration labelled for another revision alone', async () => {
     const other = mutatingConfig('mesh-sidecar-injector-canary', { 'mesh.io/rev': 'canary' }) as { webhooks: Array<{ clientConfig: Record<string, unknown> }> };
     other.webhooks[0].clientConfig.caBundle = b64('canary root');
     await server.create(other);
