@@ -32,8 +32,10 @@ export function postAdmission(
   headers: Record<string, string> = { 'content-type': 'application/json' },
   method = 'POST',
 ): Promise<AdmissionHttpResult> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path, method, ca: caPem, servername: DAEMON_SERVER_NAME, headers, agent: false }, (res) => {
+  // Keep-alive, as the API server's client: a server refusing a body early still reads (and drops) the rest instead of closing on the writer.
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  return new Promise<AdmissionHttpResult>((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path, method, ca: caPem, servername: DAEMON_SERVER_NAME, headers, agent }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (text += d));
@@ -51,7 +53,7 @@ export function postAdmission(
     req.on('error', reject);
     req.setTimeout(10_000, () => req.destroy(new Error(`POST ${path} timed out`)));
     req.end(body);
-  });
+  }).finally(() => agent.destroy());
 }
 
 /** An AdmissionReview request for `object`, as the API server writes it. */
