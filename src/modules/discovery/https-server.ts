@@ -19,6 +19,7 @@ import { DaemonReadiness } from './readiness';
 @injectable()
 export class DaemonHttpsServer {
   private server: https.Server | undefined;
+  private started: HttpsHandler[] = [];
   private readonly ciphers: string | undefined;
   private readonly log: ScopedLogger;
 
@@ -33,9 +34,11 @@ export class DaemonHttpsServer {
   }
 
   /** Serves with `material` (the daemon's certificate, which exists only once security has started). */
-  start(address: ListenAddress, material: ServerKeyMaterial): Promise<ListenAddress> {
+  async start(address: ListenAddress, material: ServerKeyMaterial): Promise<ListenAddress> {
     const routes = httpsRoutes(this.handlers.getContributions());
     this.log.info(`HTTPS paths: /ready ${routes.flatMap((r) => r.paths).join(' ')}`.trim());
+    for (const { handler } of routes) await handler.start?.();
+    this.started = routes.map((r) => r.handler);
     this.server = https.createServer({ key: material.keyPem, cert: material.certChainPem, ...this.cipherOption() }, (req, res) => this.serve(routes, req, res));
     return listenOn(this.server, address, 'HTTPS');
   }
@@ -45,6 +48,7 @@ export class DaemonHttpsServer {
   }
 
   stop(): Promise<void> {
+    for (const handler of this.started.splice(0)) handler.stop?.();
     return this.server ? stopHttpServer(this.server) : Promise.resolve();
   }
 

@@ -7,12 +7,14 @@ import { inject, injectable } from 'inversify';
 import { LeaderElectionOptions, LeaderElectionOptionsFromSettings, LeaseTimings } from '../leader-election';
 import { Settings, SettingsToken } from '../settings';
 import { MeshRoots, revisionName, WebhookOptions } from '../webhook';
+import { DaemonConfigSources } from './config-sources';
 import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { DaemonSecurity } from './daemon-security';
 import { systemNamespaceOf } from './orch-options';
 
 @injectable()
 export class WebhookOptionsFromFlags implements WebhookOptions {
+  readonly onOrchestrator: boolean;
   readonly systemNamespace: string;
   readonly revision: string;
   readonly watchNamespace: string;
@@ -20,7 +22,12 @@ export class WebhookOptionsFromFlags implements WebhookOptions {
   readonly validationWebhookConfigName: string;
   readonly caCertConfigMapName: string;
 
-  constructor(@inject(DaemonFlagsToken) flags: DaemonFlags, @inject(SettingsToken) settings: Settings) {
+  constructor(
+    @inject(DaemonFlagsToken) flags: DaemonFlags,
+    @inject(SettingsToken) settings: Settings,
+    @inject(DaemonConfigSources) sources: DaemonConfigSources,
+  ) {
+    this.onOrchestrator = sources.orchestratorConfigured();
     this.systemNamespace = systemNamespaceOf(flags, settings);
     this.revision = revisionName(settings.string('REVISION'));
     this.watchNamespace = settings.string('MESH_WATCH_NAMESPACE') || '';

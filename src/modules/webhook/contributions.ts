@@ -14,6 +14,10 @@ export interface HttpsHandler {
   paths(): readonly string[];
   /** Answers one request; must not throw (the server answers 500 if it does). */
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
+  /** Called before the server listens (loading what the handler serves with; a switched-off one says so). */
+  start?(): Promise<void>;
+  /** Called when the server stops. */
+  stop?(): void;
 }
 
 /** The paths each handler claimed when the server started. */

@@ -9,3 +9,6 @@ export { WebhookOptions, WebhookOptionsToken } from './options';
 export { InjectionWebhookPatcher, INJECTION_WEBHOOK_SUFFIX } from './injection-webhook-patcher';
 export { ValidationWebhookController } from './validation-webhook-controller';
 export { RootCertPublisher, ROOT_CERT_KEY, ROOT_CERT_LABELS, SKIPPED_NAMESPACES } from './root-cert-publisher';
+export { InjectionWebhook } from './injection-webhook';
+export { InjectionInputsSource, INJECTION_DIRECTORY } from './injection-inputs';
+export { injectPathEnvs } from './inject-path';

@@ -2,6 +2,8 @@ import { ContainerModule } from 'inversify';
 import { SingletonController } from '../leader-election';
 import { declareContributionPoint } from '../plugins/contribution-provider';
 import { HttpsHandler } from './contributions';
+import { InjectionInputsSource } from './injection-inputs';
+import { InjectionWebhook } from './injection-webhook';
 import { InjectionWebhookPatcher } from './injection-webhook-patcher';
 import { WebhookMetrics } from './metrics';
 import { RootCertPublisher } from './root-cert-publisher';
@@ -19,6 +21,9 @@ export function webhookModule(): ContainerModule {
     bind(WebhookMetrics).toSelf().inSingletonScope();
     bind(ValidationWebhook).toSelf().inSingletonScope();
     bind(HttpsHandler).toService(ValidationWebhook);
+    bind(InjectionInputsSource).toSelf().inSingletonScope();
+    bind(InjectionWebhook).toSelf().inSingletonScope();
+    bind(HttpsHandler).toService(InjectionWebhook);
 
     for (const controller of [InjectionWebhookPatcher, ValidationWebhookController, RootCertPublisher]) {
       bind(controller).toSelf().inSingletonScope();

@@ -1,6 +1,8 @@
 /** Bound by the daemon: where the webhooks' and the trust plumbing's objects live and what they are called. */
 export const WebhookOptionsToken = Symbol.for('mesh.WebhookOptions');
 export interface WebhookOptions {
+  /** Whether the daemon talks to an orchestrator (`--orchconfig`, or in-cluster). */
+  onOrchestrator: boolean;
   /** The daemon's namespace (POD_NAMESPACE, `--namespace`): its injection ConfigMap, its Leases. */
   systemNamespace: string;
   /** The control plane revision (REVISION, `default` when unset). */

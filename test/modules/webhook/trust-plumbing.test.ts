@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { httpGet, metricValue } from '../../helpers/http';
+import { installMeshCrds } from '../../helpers/mesh-crds';
 import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
 
 const SYSTEM = 'mesh-system';
@@ -18,24 +19,6 @@ async function eventually(check: () => boolean | Promise<boolean>, ms: number, w
 }
 
 const b64 = (pem: string) => Buffer.from(pem).toString('base64');
-
-/** A Gateway CRD for the validation controller's dry run (networking.mesh.io, any spec). */
-const GATEWAY_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gateways.networking.mesh.io' },
-  spec: {
-    group: 'networking.mesh.io',
-    scope: 'Namespaced',
-    names: { plural: 'gateways', singular: 'gateway', kind: 'Gateway', listKind: 'GatewayList' },
-    versions: ['v1', 'v1beta1', 'v1alpha3'].map((name) => ({
-      name,
-      served: true,
-      storage: name === 'v1',
-      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
-    })),
-  },
-};
 
 function mutatingConfig(name: string, labels: Record<string, string> = {}): Record<string, unknown> {
   return {
@@ -83,7 +66,7 @@ describe('trust plumbing on the orchestrator: webhook caBundles and the root cer
     server = await startOrchApiServer({ bookmarkIntervalMs: 200 });
     await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM } });
     await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
-    await server.create(GATEWAY_CRD);
+    await installMeshCrds(server);
     // Installed before the daemon starts, with a stale caBundle.
     const mutating = mutatingConfig('mesh-sidecar-injector') as { webhooks: Array<{ clientConfig: Record<string, unknown> }> };
     mutating.webhooks[0].clientConfig.caBundle = b64('stale');
@@ -165,13 +148,14 @@ describe('trust plumbing on the orchestrator: webhook caBundles and the root cer
     let message = '';
     try {
       await server.create(
-        { apiVersion: 'networking.mesh.io/v1', kind: 'Gateway', metadata: { name: 'edge', namespace: 'shop' }, spec: { servers: [{ port: { number: 99999, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] } },
+        // The CRD schema lets it through (hosts are optional there); the mesh's rules do not.
+        { apiVersion: 'networking.mesh.io/v1', kind: 'Gateway', metadata: { name: 'edge', namespace: 'shop' }, spec: { servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' } }] } },
         { admission: true },
       );
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message).to.contain('admission webhook "rev.validation.mesh.io" denied the request: configuration is invalid: Gateway shop/edge: spec.servers[0].port.number');
+    expect(message).to.contain('admission webhook "rev.validation.mesh.io" denied the request: configuration is invalid: Gateway shop/edge: spec.servers[0].hosts');
     const good = await server.create(
       { apiVersion: 'networking.mesh.io/v1', kind: 'Gateway', metadata: { name: 'edge', namespace: 'shop' }, spec: { servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] } },
       { admission: true },
