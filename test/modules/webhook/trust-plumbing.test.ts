@@ -176,6 +176,30 @@ describe('trust plumbing on the orchestrator: webhook caBundles and the root cer
     expect(good.metadata.name).to.equal('edge');
   });
 
+  it('retries a patch the API server refuses, counting attempts, retries, failures and update errors', async () => {
+    const metricsBefore = (await httpGet(daemon.monitoringPort, '/metrics')).body;
+    const retriesBefore = metricValue(metricsBefore, 'webhook_patch_retries_total', { name: 'mesh-sidecar-injector' });
+    // Two conflicting writes refused, as when another writer got there first.
+    server.faults.failRequests(409, { count: 2, match: /^PUT .*mutatingwebhookconfigurations\/mesh-sidecar-injector/ });
+    const config = server.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, 'mesh-sidecar-injector');
+    config.webhooks[0].clientConfig.caBundle = b64('edited again');
+    await server.update(config);
+    const bundle = () => server.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, 'mesh-sidecar-injector').webhooks[0].clientConfig.caBundle;
+    await eventually(() => bundle() === b64(root), 10_000, 'the caBundle repaired after the refusals');
+
+    server.faults.failRequests(409, { count: 1, match: /^PUT .*validatingwebhookconfigurations\/mesh-mesh-system/ });
+    const validating = server.get('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', undefined, 'mesh-mesh-system');
+    validating.webhooks[0].clientConfig.caBundle = b64('edited');
+    await server.update(validating);
+    const validatingBundle = () => server.get('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', undefined, 'mesh-mesh-system').webhooks[0].clientConfig.caBundle;
+    await eventually(() => validatingBundle() === b64(root), 10_000, 'the validating caBundle repaired after the refusal');
+
+    const metrics = (await httpGet(daemon.monitoringPort, '/metrics')).body;
+    expect(metricValue(metrics, 'webhook_patch_retries_total', { name: 'mesh-sidecar-injector' }) - retriesBefore).to.equal(2);
+    expect(metricValue(metrics, 'webhook_patch_failures_total', { name: 'mesh-sidecar-injector', reason: 'webhook_update_failure' })).to.be.at.least(2);
+    expect(metricValue(metrics, 'validator_validation_config_update_error', { reason: 'Conflict' })).to.equal(1);
+  });
+
   it('kubectl apply of an invalid custom resource is refused with the field named; fixed, it applies', async () => {
     const policy = (action: string) =>
       ['apiVersion: security.mesh.io/v1', 'kind: AuthorizationPolicy', 'metadata:', '  name: deny-nothing', '  namespace: shop', 'spec:', `  action: ${action}`, '  selector:', '    matchLabels:', '      app: cart', ''].join('\n');
@@ -187,5 +211,68 @@ describe('trust plumbing on the orchestrator: webhook caBundles and the root cer
     const applied = await kubectl(kubeconfig, ['apply', '-f', '-'], policy('ALLOW'));
     expect(applied.code, applied.stderr).to.equal(0);
     expect(applied.stdout).to.contain('authorizationpolicy.security.mesh.io/deny-nothing created');
+  });
+});
+
+describe('trust plumbing when the root rotates', function () {
+  this.timeout(60_000);
+
+  it('re-patches the webhook caBundle and rewrites every namespace\'s root ConfigMap with the new roots', async () => {
+    const server = await startOrchApiServer({ bookmarkIntervalMs: 200 });
+    let daemon: RunningDaemon | undefined;
+    try {
+      await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM } });
+      await server.create(mutatingConfig('mesh-sidecar-injector'));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-trust-rotation-'));
+      daemon = await startDaemon(['--orchconfig', server.writeKubeconfigFile(dir)], {
+        POD_NAME: 'meshd-r',
+        // A 12 s root, checked every second, renewed with 60 % of its life left: about 5 s after start.
+        CA_SELF_SIGNED_CA_CERT_TTL: '12s',
+        CA_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL: '1s',
+        CA_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: '60',
+        CA_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR: 'false',
+      });
+      const first = daemon.rootCertPem();
+      const cm = () => server.get('v1', 'ConfigMap', 'default', CM)?.data?.['root-cert.pem'] as string | undefined;
+      const bundle = () => server.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, 'mesh-sidecar-injector').webhooks[0].clientConfig.caBundle as string | undefined;
+      await eventually(() => cm() === first && bundle() === b64(first), 10_000, 'the first root published');
+      const d = daemon;
+      await eventually(() => d.rootCertPem() !== first, 30_000, 'the root rotated');
+      const rotated = d.rootCertPem();
+      await eventually(() => cm() === rotated && bundle() === b64(rotated), 10_000, 'the rotated roots published and patched');
+      expect(d.output()).to.contain('the roots changed: patching the injection webhook configurations');
+    } finally {
+      await daemon?.stop();
+      await server.stop();
+    }
+  });
+});
+
+describe('trust plumbing without roots', function () {
+  this.timeout(60_000);
+
+  it('patches nothing and publishes nothing when the daemon has no CA, and counts why', async () => {
+    const server = await startOrchApiServer({ bookmarkIntervalMs: 200 });
+    let daemon: RunningDaemon | undefined;
+    try {
+      await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM } });
+      await server.create(mutatingConfig('mesh-sidecar-injector'));
+      await server.create(validatingConfig('mesh-mesh-system'));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-trust-noca-'));
+      daemon = await startDaemon(['--orchconfig', server.writeKubeconfigFile(dir)], { POD_NAME: 'meshd-n', ENABLE_CA_SERVER: 'false' });
+      const d = daemon;
+      await eventually(async () => {
+        const metrics = (await httpGet(d.monitoringPort, '/metrics')).body;
+        return (
+          metricValue(metrics, 'webhook_patch_failures_total', { name: 'mesh-sidecar-injector', reason: 'load_ca_bundle_failure' }) >= 1 &&
+          metricValue(metrics, 'validator_validation_config_load_error', { reason: 'missing_ca_bundle' }) >= 1
+        );
+      }, 10_000, 'the failures counted');
+      expect(server.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, 'mesh-sidecar-injector').webhooks[0].clientConfig.caBundle).to.equal(undefined);
+      expect(server.list('v1', 'ConfigMap').filter((cm: { metadata: { name: string } }) => cm.metadata.name === CM)).to.deep.equal([]);
+    } finally {
+      await daemon?.stop();
+      await server.stop();
+    }
   });
 });
