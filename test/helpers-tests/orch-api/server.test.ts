@@ -171,6 +171,24 @@ describe('orch API server: TLS, authentication, discovery, CRUD and lists', () =
     });
   });
 
+  describe('hostile input', () => {
+    it('answers malformed, mistyped and oversized bodies with a Status error, and keeps serving', async () => {
+      const bad = await request(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: '{"metadata":' });
+      expect(bad.status).to.equal(400);
+      expect(bad.json).to.include({ kind: 'Status', reason: 'BadRequest' });
+      const wrongKind = await request(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } });
+      expect(wrongKind.status).to.equal(400);
+      const array = await request(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: [] });
+      expect(array.status).to.equal(400);
+      const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join('\n');
+      const aliases = await request(server, 'PATCH', '/api/v1/namespaces/default/configmaps/bomb?fieldManager=t', { body: bomb, contentType: 'application/apply-patch+yaml' });
+      expect(aliases.status).to.equal(400);
+      const huge = await request(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'huge' }, data: { big: 'x'.repeat(9 * 1024 * 1024) } } }).catch((e: Error) => e);
+      if (!(huge instanceof Error)) expect(huge.status).to.equal(413);
+      expect((await request(server, 'GET', '/api/v1/namespaces/default/configmaps')).status).to.equal(200);
+    });
+  });
+
   describe('lists', () => {
     before(async () => {
       await core.createNamespace({ body: { metadata: { name: 'lists' } } });

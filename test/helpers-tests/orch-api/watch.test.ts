@@ -119,6 +119,7 @@ describe('orch API server: watch, bookmarks, 410 Gone, faults and restart', () =
 
   describe('a client-node informer', () => {
     let informer: k8s.Informer<k8s.V1ConfigMap> & k8s.ObjectCache<k8s.V1ConfigMap>;
+    let stopInformer: () => Promise<void>;
     const seen: string[] = [];
 
     beforeEach(async () => {
@@ -129,11 +130,17 @@ describe('orch API server: watch, bookmarks, 410 Gone, faults and restart', () =
       informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
       informer.on('update', (o) => seen.push(`update ${o.metadata?.name} ${JSON.stringify(o.data ?? {})}`));
       informer.on('delete', (o) => seen.push(`delete ${o.metadata?.name}`));
-      informer.on('error', () => setTimeout(() => void informer.start().catch(() => undefined), 50));
+      // As a product's informer would: after an error, start again (unless stopped).
+      let stopped = false;
+      informer.on('error', () => setTimeout(() => void (stopped || informer.start().catch(() => undefined)), 50));
+      stopInformer = () => {
+        stopped = true;
+        return informer.stop();
+      };
       await server.create(cm('i0'));
       await informer.start();
     });
-    afterEach(() => informer.stop());
+    afterEach(() => stopInformer());
 
     const names = () => informer.list().map((o) => o.metadata?.name).sort();
 

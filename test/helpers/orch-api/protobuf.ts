@@ -1,10 +1,11 @@
-import { badRequest } from './errors';
+import { ApiError, badRequest } from './errors';
 
 /*
- * The one protobuf body this server reads: kubectl's typed clients send some requests as
- * `application/vnd.kubernetes.protobuf` (the `k8s\0` envelope around runtime.Unknown), and
- * `kubectl create token` is one of them. Its TokenRequest is decoded here into the JSON shape;
- * any other protobuf body is refused with 415 (the server answers JSON, which clients accept).
+ * Protobuf request bodies: kubectl's typed commands (`create namespace|configmap|secret|
+ * serviceaccount|token`) send `application/vnd.kubernetes.protobuf` (the `k8s\0` envelope
+ * around runtime.Unknown). Those few kinds are decoded into their JSON form here, from their
+ * field numbers; any other protobuf body is refused with 415. Answers are always JSON, which
+ * clients accept.
  */
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -64,23 +65,57 @@ function unwrap(body: Buffer): { apiVersion?: string; kind?: string; raw: Buffer
   return { apiVersion: str(tm, 1), kind: str(tm, 2), raw: (unknown.get(2)?.[0] as Buffer | undefined) ?? Buffer.alloc(0) };
 }
 
-/** A protobuf authentication.k8s.io/v1 TokenRequest as its JSON form. */
-export function decodeTokenRequest(body: Buffer): Record<string, unknown> {
-  const { raw, kind } = unwrap(body);
-  if (kind && kind !== 'TokenRequest') throw badRequest(`expected a TokenRequest, got ${kind}`);
-  const request = fields(raw);
-  const specBytes = request.get(2)?.[0] as Buffer | undefined;
-  const spec: Record<string, unknown> = {};
-  if (specBytes) {
-    const s = fields(specBytes);
-    spec.audiences = (s.get(1) ?? []).map((b) => (b as Buffer).toString('utf8'));
-    const exp = s.get(4)?.[0];
-    if (typeof exp === 'bigint') spec.expirationSeconds = Number(exp);
-    const bound = s.get(3)?.[0] as Buffer | undefined;
-    if (bound) {
-      const b = fields(bound);
-      spec.boundObjectRef = { kind: str(b, 1), apiVersion: str(b, 2), name: str(b, 3), uid: str(b, 4) };
-    }
+type Kind = 'string' | 'int' | 'bool' | 'strings' | 'map' | 'bytesmap' | Schema;
+interface Schema {
+  [field: number]: [name: string, kind: Kind];
+}
+
+const OBJECT_META: Schema = { 1: ['name', 'string'], 2: ['generateName', 'string'], 3: ['namespace', 'string'], 11: ['labels', 'map'], 12: ['annotations', 'map'], 14: ['finalizers', 'strings'] };
+
+/** The kinds kubectl's typed commands send as protobuf (create namespace|configmap|secret|serviceaccount|token), field numbers from their generated.proto. */
+const SCHEMAS: Record<string, Schema> = {
+  'v1/Namespace': { 1: ['metadata', OBJECT_META], 2: ['spec', { 1: ['finalizers', 'strings'] }] },
+  'v1/ConfigMap': { 1: ['metadata', OBJECT_META], 2: ['data', 'map'], 3: ['binaryData', 'bytesmap'], 4: ['immutable', 'bool'] },
+  'v1/Secret': { 1: ['metadata', OBJECT_META], 2: ['data', 'bytesmap'], 3: ['type', 'string'], 4: ['stringData', 'map'], 5: ['immutable', 'bool'] },
+  'v1/ServiceAccount': { 1: ['metadata', OBJECT_META], 4: ['automountServiceAccountToken', 'bool'] },
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: ['metadata', OBJECT_META],
+    2: ['spec', { 1: ['audiences', 'strings'], 4: ['expirationSeconds', 'int'], 3: ['boundObjectRef', { 1: ['kind', 'string'], 2: ['apiVersion', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'] }] }],
+  },
+};
+
+function decodeMessage(buf: Buffer, schema: Schema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, values] of fields(buf)) {
+    const spec = schema[field];
+    if (!spec) continue;
+    const [name, kind] = spec;
+    const last = values[values.length - 1];
+    if (kind === 'string') out[name] = (last as Buffer).toString('utf8');
+    else if (kind === 'int') out[name] = Number(last as bigint);
+    else if (kind === 'bool') out[name] = (last as bigint) !== 0n;
+    else if (kind === 'strings') out[name] = values.map((v) => (v as Buffer).toString('utf8'));
+    else if (kind === 'map' || kind === 'bytesmap') {
+      const map: Record<string, string> = {};
+      for (const entry of values) {
+        const e = fields(entry as Buffer);
+        const key = str(e, 1) ?? '';
+        const value = (e.get(2)?.[0] as Buffer | undefined) ?? Buffer.alloc(0);
+        // []byte values travel as base64 in JSON.
+        map[key] = kind === 'map' ? value.toString('utf8') : value.toString('base64');
+      }
+      out[name] = map;
+    } else out[name] = decodeMessage(last as Buffer, kind);
   }
-  return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec };
+  return out;
+}
+
+/** A protobuf request body as its JSON form, for the kinds in SCHEMAS; others are 415. */
+export function decodeProtobuf(body: Buffer): Record<string, unknown> {
+  const { apiVersion, kind, raw } = unwrap(body);
+  const schema = SCHEMAS[`${apiVersion}/${kind}`];
+  if (!schema) {
+    throw new ApiError(415, 'UnsupportedMediaType', `this test server reads protobuf bodies only for ${Object.keys(SCHEMAS).join(', ')}; send ${apiVersion}/${kind} as JSON`);
+  }
+  return { apiVersion, kind, ...decodeMessage(raw, schema) };
 }

@@ -6,7 +6,7 @@ import { listObjects } from './list';
 import type { DeleteOptions, Operations, PatchType, WriteOptions } from './operations';
 import { openApiV2, openApiV3Document, openApiV3Index } from './openapi';
 import { groupVersion, type ResourceRegistry, type ResourceType } from './resources';
-import { decodeTokenRequest, PROTOBUF } from './protobuf';
+import { decodeProtobuf, PROTOBUF } from './protobuf';
 import { parseSelection } from './selectors';
 import type { Obj, Store } from './store';
 import { jsonOf } from './store';
@@ -188,9 +188,7 @@ export class Router {
       if (method !== 'POST') throw methodNotAllowed();
       info.verb = 'create';
       const sa = ops.get(type, namespace, name);
-      const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
-      const body = contentType === PROTOBUF ? decodeTokenRequest(await readBytes(req)) : await readJson(req);
-      return sendJson(res, 201, await requestToken(this.deps.store, this.deps.signer, sa, body));
+      return sendJson(res, 201, await requestToken(this.deps.store, this.deps.signer, sa, await readJson(req)));
     }
     if (subresource === 'scale') return this.scale(req, res, t, info, writeOptions);
     switch (method) {
@@ -214,8 +212,10 @@ export class Router {
         const text = await readText(req);
         const force = q.get('force') === 'true';
         if (patchType !== 'apply' && q.has('force')) throw badRequest('force is only allowed for apply patches');
+        const existed = this.deps.store.get(`${type.group}/${type.plural}`, namespace ?? '', name) !== undefined;
         const patched = await ops.patch(type, version, namespace, name, patchType, text, { ...writeOptions(), force }, subresource);
-        return answer(200, patched);
+        // An apply that created the object answers 201 Created, as the real server does.
+        return answer(existed ? 200 : 201, patched);
       }
       case 'DELETE': {
         info.verb = 'delete';
@@ -368,7 +368,7 @@ function readBytes(req: http.IncomingMessage): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
-        reject(new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
+        reject(new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY}`));
         req.destroy();
         return;
       }
@@ -381,7 +381,7 @@ function readBytes(req: http.IncomingMessage): Promise<Buffer> {
 
 async function readJson(req: http.IncomingMessage, optional = false): Promise<unknown> {
   const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
-  if (contentType === PROTOBUF) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  if (contentType === PROTOBUF) return decodeProtobuf(await readBytes(req));
   const text = await readText(req);
   if (text.trim() === '') {
     if (optional) return undefined;
