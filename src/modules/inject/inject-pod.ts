@@ -18,6 +18,7 @@ import {
 } from './pod';
 import { dumpAppProbers, mergeOrAppendProbers, rewriteProbes, shouldRewriteProbes } from './probes';
 import { InjectionConfigError, InjectionMeshConfig } from './proxy-config';
+import { omitEmpty } from './omit-empty';
 import { canonicalizeList, canonicalizeResources } from './quantity';
 import { dropNulls, MergeError, strategicMerge } from './strategic-merge';
 import { formatValue, GoStruct, Template, TemplateError, toPlain } from './template';
@@ -73,7 +74,7 @@ export function injectPod(params: InjectionParams): Pod {
   const { merged, templatePod } = runTemplates(params);
   const reapplied = reapplyOverwrittenContainers(merged, original, templatePod, params.mesh);
   postProcess(reapplied, templatePod, params);
-  return canonical(reapplied);
+  return omitEmpty(canonical(reapplied));
 }
 
 function clusterAndNetwork(params: InjectionParams): { cluster: string; network: string } {
@@ -433,8 +434,12 @@ export function canonical<T extends Pod>(pod: T): T {
   canonicalizeResources(spec.resources);
   if (isMap(spec.overhead)) canonicalizeList(spec.overhead);
   for (const v of spec.volumes ?? []) {
-    const sizeLimit = path(v, 'emptyDir', 'sizeLimit');
-    if (sizeLimit !== undefined) canonicalizeList(v.emptyDir as JsonMap);
+    const emptyDir = path(v, 'emptyDir');
+    if (isMap(emptyDir) && emptyDir.sizeLimit !== undefined) {
+      const limit = { sizeLimit: emptyDir.sizeLimit };
+      canonicalizeList(limit);
+      emptyDir.sizeLimit = limit.sizeLimit;
+    }
   }
   return pod;
 }

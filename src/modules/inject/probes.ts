@@ -35,8 +35,8 @@ function proberURLs(name: string) {
     readyz: `/app-health/${name}/readyz`,
     livez: `/app-health/${name}/livez`,
     startupz: `/app-health/${name}/startupz`,
-    prestopz: `/app-health/${name}/prestopz`,
-    poststartz: `/app-health/${name}/poststartz`,
+    prestopz: `/app-lifecycle/${name}/prestopz`,
+    poststartz: `/app-lifecycle/${name}/poststartz`,
   };
 }
 
@@ -91,14 +91,17 @@ function includedPorts(pod: Pod): Set<number> {
   return ports;
 }
 
-/** Named ports resolved to numbers; probes to ports outside the included set dropped. */
-function resolvePort(p: Prober, ports: Set<number>): Prober | undefined {
+/** Named ports resolved to the container's port numbers; probes to ports outside the included set dropped. */
+function resolvePort(p: Prober, ports: Set<number>, container: Container): Prober | undefined {
   if (p.grpc) return ports.size > 0 && !ports.has(Number(p.grpc.port)) ? undefined : p;
   const action = p.httpGet ?? p.tcpSocket;
   if (!action) return undefined;
   const port = action.port;
   let n: number;
-  if (typeof port === 'string') n = /^[+-]?\d+$/.test(port) ? Number(port) : 0;
+  if (typeof port === 'string') {
+    const named = (Array.isArray(container.ports) ? container.ports : []).find((cp) => isMap(cp) && cp.name === port) as JsonMap | undefined;
+    n = named && typeof named.containerPort === 'number' ? named.containerPort : /^[+-]?\d+$/.test(port) ? Number(port) : 0;
+  }
   else n = typeof port === 'number' ? port : 0;
   if (ports.size > 0 && !ports.has(n)) return undefined;
   action.port = n;
@@ -114,7 +117,7 @@ export function dumpAppProbers(pod: Pod): string {
     const urls = proberURLs(c.name);
     const add = (url: string, handler: unknown, withTimeout: boolean) => {
       const p = proberOf(structuredClone(handler), withTimeout);
-      const resolved = p && resolvePort(p, ports);
+      const resolved = p && resolvePort(p, ports, c);
       if (resolved) out[url] = resolved;
     };
     add(urls.readyz, c.readinessProbe, true);

@@ -123,19 +123,39 @@ export function injectDocuments(injector: SidecarInjector, inputs: InjectionInpu
       return;
     }
     if (!isMap(value)) throw new WorkloadError(`${what}: not a mapping (an object with apiVersion and kind)`);
-    if (!isKnown(value)) {
-      out += documentText(d) + '---\n';
+    if (!isKnown(value as JsonMap)) {
+      out += documentText(text, d) + '---\n';
       return;
     }
-    const kindName = `${String(value.kind)} ${String((value.metadata as JsonMap | undefined)?.name ?? '')}`.trim();
-    const injected = injectObject(injector, inputs, value, `${what} (${kindName})`, warn);
+    const object = withStatusDefaults(value) as JsonMap;
+    const kindName = `${String(object.kind)} ${String((object.metadata as JsonMap | undefined)?.name ?? '')}`.trim();
+    const injected = injectObject(injector, inputs, object, `${what} (${kindName})`, warn);
     out += goYAML(injected) + '---\n';
   });
   return out;
 }
 
-/** A document's own text, as it was written. */
-function documentText(d: Document.Parsed): string {
-  const text = String(d).replace(/^---\n/, '');
+/**
+ * The status counters the orchestrator's Go types always write (they are not omitempty), so a
+ * workload printed back reads as the orchestrator's serializer would print it.
+ */
+const STATUS_DEFAULTS: Record<string, JsonMap> = {
+  StatefulSet: { replicas: 0, availableReplicas: 0 },
+  ReplicaSet: { replicas: 0 },
+  ReplicationController: { replicas: 0 },
+  DaemonSet: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
+};
+
+function withStatusDefaults(doc: unknown): unknown {
+  if (!isMap(doc)) return doc;
+  if (doc.kind === 'List' && Array.isArray(doc.items)) return { ...doc, items: doc.items.map((item) => (isMap(item) && isKnown(item) ? withStatusDefaults(item) : item)) };
+  const defaults = STATUS_DEFAULTS[String(doc.kind)];
+  if (!defaults) return doc;
+  return { ...doc, status: { ...defaults, ...(isMap(doc.status) ? doc.status : {}) } };
+}
+
+/** A document's own text, as it was written (without its `---` line). */
+function documentText(source: string, d: Document.Parsed): string {
+  const text = source.slice(d.range[0], d.range[2]).replace(/^---[ \t]*(\r?\n|$)/, '');
   return text.endsWith('\n') ? text : text + '\n';
 }
