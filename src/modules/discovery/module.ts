@@ -7,6 +7,8 @@ import { OrchRegistryOptionsToken, RegistryOptionsToken } from '../registry';
 import { LeaderElectionOptionsToken } from '../leader-election';
 import { MeshRootsToken, WebhookOptionsToken } from '../webhook';
 import { XdsServerOptionsToken } from '../xds/server';
+import { XdsConnectionListener } from '../xds/connection-listener';
+import { AutoRegistrationMetrics, OrchWorkloadEntryApiSource, WorkloadAutoRegistration, WorkloadEntryApiSourceToken } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
@@ -55,6 +57,12 @@ export function discoveryModule(): ContainerModule {
     bind(WebhookOptionsToken).to(WebhookOptionsFromFlags).inSingletonScope();
     bind(LeaderElectionOptionsToken).to(LeaderElectionOptionsFromFlags).inSingletonScope();
     bind(MeshRootsToken).to(DaemonMeshRoots).inSingletonScope();
+
+    // Proxies that register themselves from a WorkloadGroup.
+    bind(AutoRegistrationMetrics).toSelf().inSingletonScope();
+    bind(WorkloadEntryApiSourceToken).to(OrchWorkloadEntryApiSource).inSingletonScope();
+    bind(WorkloadAutoRegistration).toSelf().inSingletonScope();
+    bind(XdsConnectionListener).toService(WorkloadAutoRegistration);
 
     bind(DaemonToken).to(Daemon).inSingletonScope();
   });

@@ -7,10 +7,9 @@ import { inject, injectable } from 'inversify';
 import { LeaderElectionOptions, LeaderElectionOptionsFromSettings, LeaseTimings } from '../leader-election';
 import { Settings, SettingsToken } from '../settings';
 import { MeshRoots, revisionName, WebhookOptions } from '../webhook';
-import { DaemonConfigSources } from './config-sources';
 import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { DaemonSecurity } from './daemon-security';
-import { systemNamespaceOf } from './orch-options';
+import { orchestratorConfigured, systemNamespaceOf } from './orch-options';
 
 @injectable()
 export class WebhookOptionsFromFlags implements WebhookOptions {
@@ -22,12 +21,8 @@ export class WebhookOptionsFromFlags implements WebhookOptions {
   readonly validationWebhookConfigName: string;
   readonly caCertConfigMapName: string;
 
-  constructor(
-    @inject(DaemonFlagsToken) flags: DaemonFlags,
-    @inject(SettingsToken) settings: Settings,
-    @inject(DaemonConfigSources) sources: DaemonConfigSources,
-  ) {
-    this.onOrchestrator = sources.orchestratorConfigured();
+  constructor(@inject(DaemonFlagsToken) flags: DaemonFlags, @inject(SettingsToken) settings: Settings) {
+    this.onOrchestrator = orchestratorConfigured(flags, settings);
     this.systemNamespace = systemNamespaceOf(flags, settings);
     this.revision = revisionName(settings.string('REVISION'));
     this.watchNamespace = settings.string('MESH_WATCH_NAMESPACE') || '';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
-import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
-import { makeServingIdentity } from '../../helpers/orch-api/tls';
+import { type OrchApiServer, startOrchApiServer } from '../orch-api';
+import { makeServingIdentity } from '../orch-api/tls';
 import { apiError, request } from './support';
 
 describe('orch API server: TLS, authentication, discovery, CRUD and lists', () => {

@@ -1,6 +1,6 @@
 import * as https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
-import type { OrchApiServer } from '../../helpers/orch-api';
+import type { OrchApiServer } from '../orch-api';
 
 /** Shared pieces of the orchestrator API server's tests: raw HTTPS calls, waits, error capture. */
 

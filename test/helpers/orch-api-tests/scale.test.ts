@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
-import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
+import { type OrchApiServer, startOrchApiServer } from '../orch-api';
 import { waitUntil } from './support';
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
 import { importJWK, jwtVerify } from 'jose';
-import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
+import { type OrchApiServer, startOrchApiServer } from '../orch-api';
 import { apiError, request } from './support';
 
 describe('orch API server: typed client-node APIs (TokenRequest, Leases, webhook configurations)', () => {

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
-import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
-import { makeServingIdentity, type ServingIdentity } from '../../helpers/orch-api/tls';
+import { type OrchApiServer, startOrchApiServer } from '../orch-api';
+import { makeServingIdentity, type ServingIdentity } from '../orch-api/tls';
 import { apiError } from './support';
 
 /** A webhook server as a real one would be: HTTPS, AdmissionReview v1 in and out. */

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
-import { NODE_NAME, type OrchApiServer, POD_IP_ANNOTATION, startOrchApiServer } from '../../helpers/orch-api';
-import { makeServingIdentity } from '../../helpers/orch-api/tls';
+import { NODE_NAME, type OrchApiServer, POD_IP_ANNOTATION, startOrchApiServer } from '../orch-api';
+import { makeServingIdentity } from '../orch-api/tls';
 import { apiError, waitUntil } from './support';
 
 describe('orch API server: the simulated cluster (kubelet and controllers)', () => {

@@ -3,7 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
+import { type OrchApiServer, startOrchApiServer } from '../orch-api';
 import { waitUntil } from './support';
 
 /** Faithfulness: the real kubectl (v1.32) against the in-process server, unmodified. */

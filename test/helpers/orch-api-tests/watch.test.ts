@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
-import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
+import { type OrchApiServer, startOrchApiServer } from '../orch-api';
 import { apiError, rawWatch, request, waitUntil } from './support';
 
 const cm = (name: string, data: Record<string, string> = {}, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data });
