@@ -123,6 +123,7 @@ export class SingletonControllers {
     await Promise.all([...this.electors.values()].map((e) => e.stop()));
     this.electors.clear();
     for (const c of this.bypassed.splice(0).reverse()) await this.run(c, 'stop');
+    this.started = false;
   }
 
   /** Whether this replica leads `election` (always, with leader election off). */
