@@ -36,6 +36,8 @@ export class ValidationWebhookController implements SingletonController {
   private unwatchRoots: (() => void) | undefined;
   /** Seen once: the webhook refuses invalid config when the API server calls it. */
   private rejectsInvalidConfig = false;
+  /** Why the last dry run did not show that. */
+  private notReadyBecause = '';
   private readonly log: ScopedLogger;
 
   constructor(
@@ -138,8 +140,6 @@ export class ValidationWebhookController implements SingletonController {
     }
     if (!ready) throw new NotReadyForFailClose(this.notReadyBecause);
   }
-
-  private notReadyBecause = '';
 
   /** Once true, stays true: the incumbent dry-runs until the first rejection, then switches every configuration. */
   private async readyForFailClose(objects: CustomObjectsApi): Promise<boolean> {
