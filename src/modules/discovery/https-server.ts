@@ -64,11 +64,14 @@ export class DaemonHttpsServer {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`no handler for ${path} on the HTTPS address\n`);
       return;
     }
-    handler.handle(req, res, path).catch((err: Error) => {
-      this.log.error(`HTTPS ${path}: ${err.stack ?? err.message}`);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`internal error: ${err.message}\n`);
-      else res.destroy();
-    });
+    // A handler that throws, even before its promise exists, costs one 500, never the server.
+    Promise.resolve()
+      .then(() => handler.handle(req, res, path))
+      .catch((err: Error) => {
+        this.log.error(`HTTPS ${path}: ${err.stack ?? err.message}`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`internal error: ${err.message}\n`);
+        else res.destroy();
+      });
   }
 
   private cipherOption(): { ciphers?: string } {

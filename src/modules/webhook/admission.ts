@@ -185,3 +185,15 @@ function stringOr(v: unknown): string {
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** Whether `value` nests mappings and lists more than `max` levels deep (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push({ v: child, depth: depth + 1 });
+  }
+  return false;
+}

@@ -14,7 +14,8 @@ import { injectionPatch, Pod, SidecarInjector } from '../inject';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { Informer, NAMESPACES, OrchClient } from '../orch';
 import { Settings, SettingsToken } from '../settings';
-import { AdmissionResponse, AdmissionReview, isObject } from './admission';
+import { DEFAULT_CONFIG_FILE_LIMITS } from '../config';
+import { AdmissionResponse, AdmissionReview, isObject, nestedDeeperThan } from './admission';
 import { serveAdmission } from './admission-endpoint';
 import { HttpsHandler } from './contributions';
 import { injectPathEnvs } from './inject-path';
@@ -85,6 +86,7 @@ export class InjectionWebhook implements HttpsHandler {
       return { allowed: true };
     }
     if (!isObject(pod)) return fail('cannot decode the pod: the request carries no object');
+    if (nestedDeeperThan(pod, DEFAULT_CONFIG_FILE_LIMITS.maxDepth)) return fail(`cannot inject the pod: nested more than ${DEFAULT_CONFIG_FILE_LIMITS.maxDepth} levels deep`);
     const inputs = this.inputs.current();
     if (!inputs) return fail(`injection config not ready: ${this.inputs.why()}`);
     const labels = this.namespaces?.get(namespace)?.metadata?.labels ?? {};

@@ -7,9 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inject, injectable } from 'inversify';
-import { KindRegistry, KindRegistryToken, validateDocument } from '../config';
+import { DEFAULT_CONFIG_FILE_LIMITS, KindRegistry, KindRegistryToken, validateDocument } from '../config';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
-import { AdmissionRequest, AdmissionResponse, AdmissionReview, isObject } from './admission';
+import { AdmissionRequest, AdmissionResponse, AdmissionReview, isObject, nestedDeeperThan } from './admission';
 import { serveAdmission } from './admission-endpoint';
 import { HttpsHandler } from './contributions';
 import { ValidationFailure, WebhookMetrics } from './metrics';
@@ -56,6 +56,12 @@ export class ValidationWebhook implements HttpsHandler {
       this.log.debug(`allowing ${String(object.kind)} of ${String(object.apiVersion)}: not a mesh kind`);
       return { allowed: true };
     }
+    // Deeper than any resource needs: refused before validation walks it (as files are).
+    const maxDepth = DEFAULT_CONFIG_FILE_LIMITS.maxDepth;
+    if (nestedDeeperThan(object, maxDepth)) {
+      this.failed(request, 'invalid_resource');
+      return { allowed: false, message: `configuration is invalid: ${describe(identity(object))}: nested more than ${maxDepth} levels deep` };
+    }
     const result = validateDocument(object, this.kinds);
     const alwaysReject = annotations(object)[ALWAYS_REJECT_ANNOTATION] !== undefined;
     if (!result.ok || alwaysReject) {
@@ -91,6 +97,15 @@ function withNamespace(object: Record<string, unknown>, namespace: string | unde
 function annotations(object: Record<string, unknown>): Record<string, unknown> {
   const meta = object.metadata;
   return isObject(meta) && isObject(meta.annotations) ? meta.annotations : {};
+}
+
+function identity(object: Record<string, unknown>): { kind?: string; namespace?: string; name?: string } {
+  const meta = isObject(object.metadata) ? object.metadata : {};
+  return {
+    kind: typeof object.kind === 'string' ? object.kind : undefined,
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : undefined,
+    name: typeof meta.name === 'string' ? meta.name : undefined,
+  };
 }
 
 /** `Kind namespace/name`, as `meshctl validate` names a resource. */

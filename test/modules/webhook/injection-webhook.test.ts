@@ -132,15 +132,20 @@ describe('injection webhook (/inject on the HTTPS address)', function () {
       expect(env.MESH_META_NETWORK).to.equal('net/1');
     });
 
-    it('answers malformed requests with an HTTP error and counts every request', async () => {
+    it('answers malformed requests with an HTTP error, refuses an absurdly nested pod, and counts every request', async () => {
       expect((await postAdmission(daemon.httpsPort, ca, '/inject', 'not json')).status).to.equal(400);
       expect((await post({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' })).status).to.equal(400);
+      // A pod nested beyond any real one is refused, not walked.
+      const review = JSON.stringify(admissionReview({ ...helloPod('shop'), spec: { containers: [{ name: 'x', image: 'NESTED' }] } } as Record<string, unknown>));
+      const deep = await postAdmission(daemon.httpsPort, ca, '/inject', review.replace('"NESTED"', '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)));
+      expect(deep.review!.response.allowed).to.equal(false);
+      expect(deep.review!.response.status!.message).to.equal('cannot inject the pod: nested more than 100 levels deep');
       const metrics = (await httpGet(daemon.monitoringPort, '/metrics')).body;
-      expect(metricValue(metrics, 'sidecar_injection_requests_total')).to.equal(6);
+      expect(metricValue(metrics, 'sidecar_injection_requests_total')).to.equal(7);
       expect(metricValue(metrics, 'sidecar_injection_success_total')).to.equal(2);
       expect(metricValue(metrics, 'sidecar_injection_skip_total')).to.equal(2);
-      expect(metricValue(metrics, 'sidecar_injection_failure_total')).to.equal(2);
-      expect(metricValue(metrics, 'sidecar_injection_time_seconds_count')).to.equal(6);
+      expect(metricValue(metrics, 'sidecar_injection_failure_total')).to.equal(3);
+      expect(metricValue(metrics, 'sidecar_injection_time_seconds_count')).to.equal(7);
     });
 
     it('a pod created through the API server comes back injected, equal to what meshctl orch-inject prints for it', async () => {

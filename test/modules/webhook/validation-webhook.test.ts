@@ -121,6 +121,27 @@ describe('validation webhook (/validate on the HTTPS address)', function () {
     expect(metricValue(metrics, 'validator_validation_http_error', { status: '405' })).to.equal(1);
   });
 
+  it('survives hostile bodies: deep nesting in the body and in the spec, huge strings, wrong types', async () => {
+    const deepBody = '['.repeat(200_000) + ']'.repeat(200_000);
+    const deep = await postAdmission(daemon.httpsPort, ca, '/validate', deepBody);
+    expect(deep.status).to.equal(400);
+    // Nested as deep as the API server's decoder allows and deeper; written as text (stringify would overflow here).
+    const review = JSON.stringify(admissionReview({ ...invalidPolicy, spec: { rules: [{ to: [{ operation: { methods: ['NESTED'] } }] }] } }));
+    const nestedText = '{"a":'.repeat(5000) + '"x"' + '}'.repeat(5000);
+    const deepSpec = await postAdmission(daemon.httpsPort, ca, '/validate', review.replace('"NESTED"', nestedText));
+    expect(deepSpec.status).to.equal(200);
+    expect(deepSpec.review!.response.allowed).to.equal(false);
+    expect(deepSpec.review!.response.status!.message).to.equal('configuration is invalid: AuthorizationPolicy shop/bad: nested more than 100 levels deep');
+    const wrongTypes = await post({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 7, operation: 'CREATE', kind: {}, resource: {} } });
+    expect(wrongTypes.status).to.equal(400);
+    expect(wrongTypes.body).to.match(/request.uid is missing/);
+    const bigName = await post(admissionReview({ ...validPolicy, metadata: { name: 'x'.repeat(1_000_000), namespace: 'shop' } }));
+    expect(bigName.review!.response.allowed).to.equal(false);
+    expect(bigName.review!.response.status!.message).to.contain('metadata.name');
+    // Still answering.
+    expect((await post(admissionReview(validPolicy))).review!.response.allowed).to.equal(true);
+  });
+
   it('counts passed and failed validations with the resource and the reason', async () => {
     const metrics = (await httpGet(daemon.monitoringPort, '/metrics')).body;
     expect(metricValue(metrics, 'validator_validation_passed', { group: 'security.mesh.io', resource: 'authorizationpolicies' })).to.be.greaterThan(2);
