@@ -6,13 +6,16 @@ import { Logging, LoggingToken } from '../logging';
 import { MeshConfig } from '../mesh-config';
 import { PushContext } from '../model/push-context';
 import { DaemonMetrics, formatListenAddress, MonitoringServer } from '../monitoring';
+import { SingletonControllers } from '../leader-election';
 import { DaemonKeySets } from '../security/authn';
+import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
 import { WorkloadAutoRegistration } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { DaemonAddresses, DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { DaemonSecurity } from './daemon-security';
 import { DaemonHttpsServer } from './https-server';
+import { orchestratorConfigured } from './orch-options';
 import { PushCoordinator } from './push-coordinator';
 import { DaemonReadiness } from './readiness';
 
@@ -48,6 +51,8 @@ export class Daemon {
     @inject(DaemonSecurity) private readonly security: DaemonSecurity,
     @inject(XdsServer) private readonly xds: XdsServer,
     @inject(DaemonHttpsServer) private readonly https: DaemonHttpsServer,
+    @inject(SingletonControllers) private readonly singletons: SingletonControllers,
+    @inject(SettingsToken) private readonly settings: Settings,
     @inject(WorkloadAutoRegistration) private readonly autoRegistration: WorkloadAutoRegistration,
   ) {}
 
@@ -75,6 +80,8 @@ export class Daemon {
     });
     log.info(`xDS (gRPC) listening on ${formatListenAddress({ host: grpcAddress.host, port: grpcPort })}`);
     await this.startSecureAddresses();
+    // After the HTTPS address: the leader patches webhook configurations to point at it.
+    if (orchestratorConfigured(this.flags, this.settings)) await this.singletons.start();
     this.autoRegistration.start();
 
     this.readiness.set(true);
@@ -87,6 +94,8 @@ export class Daemon {
     const log = this.logging.scope('default');
     this.readiness.set(false);
     log.info(`shutting down (grace ${this.flags.shutdownDurationMs} ms)`);
+    // First, while the orchestrator client still works: the controllers end their writes, then the Leases are released.
+    await this.singletons.stop();
     this.sources.stop();
     this.autoRegistration.stop();
     this.unwatchPolicies?.();

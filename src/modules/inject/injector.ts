@@ -73,10 +73,11 @@ export class SidecarInjector {
   }
 
   /**
-   * The webhook's entry: the pod as admitted, its namespace, the current inputs. Returns the
-   * injected pod, or why it is not injected. Throws (InjectionConfigError) when injection fails.
+   * The webhook's entry: the pod as admitted, its namespace, the current inputs, and the proxy
+   * environment the webhook's path sets (`/inject/cluster/c1/net/n1`). Returns the injected
+   * pod, or why it is not injected. Throws (InjectionConfigError) when injection fails.
    */
-  injectAdmittedPod(pod: Pod, namespace: NamespaceInfo, inputs: InjectionInputs): InjectionOutcome {
+  injectAdmittedPod(pod: Pod, namespace: NamespaceInfo, inputs: InjectionInputs, proxyEnvs: Readonly<Record<string, string>> = {}): InjectionOutcome {
     const copy = structuredClone(pod);
     copy.metadata ??= {};
     // Managed fields can be large and do not change the result.
@@ -89,7 +90,7 @@ export class SidecarInjector {
     if (!decision.inject) return { kind: 'skipped', reason: decision.reason };
     const { deploy, type } = deployMetaFromPod(copy);
     const mesh = this.meshFor(copy, inputs.mesh);
-    const injected = injectPod(this.params(copy, deploy, type, inputs, mesh, inputs.config));
+    const injected = injectPod({ ...this.params(copy, deploy, type, inputs, mesh, inputs.config), proxyEnvs: { ...proxyEnvs } });
     return { kind: 'injected', pod: injected };
   }
 
