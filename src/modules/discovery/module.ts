@@ -8,7 +8,8 @@ import { LeaderElectionOptionsToken } from '../leader-election';
 import { MeshRootsToken, WebhookOptionsToken } from '../webhook';
 import { XdsServerOptionsToken } from '../xds/server';
 import { XdsConnectionListener } from '../xds/connection-listener';
-import { AutoRegistrationMetrics, OrchWorkloadEntryApiSource, WorkloadAutoRegistration, WorkloadEntryApiSourceToken } from './autoregistration';
+import { SingletonController } from '../leader-election';
+import { AutoRegistrationMetrics, AutoRegistrationSweeper, OrchWorkloadEntryApiSource, WorkloadAutoRegistration, WorkloadEntryApiSourceToken } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
@@ -63,6 +64,8 @@ export function discoveryModule(): ContainerModule {
     bind(WorkloadEntryApiSourceToken).to(OrchWorkloadEntryApiSource).inSingletonScope();
     bind(WorkloadAutoRegistration).toSelf().inSingletonScope();
     bind(XdsConnectionListener).toService(WorkloadAutoRegistration);
+    bind(AutoRegistrationSweeper).toSelf().inSingletonScope();
+    bind(SingletonController).toService(AutoRegistrationSweeper);
 
     bind(DaemonToken).to(Daemon).inSingletonScope();
   });

@@ -41,7 +41,7 @@ describe('WorkloadGroup auto-registration (end to end)', function () {
   const entry = (name: string) => world.server.get(WE, 'WorkloadEntry', 'vm', name);
 
   before(async () => {
-    world = await startOrchWorld({ namespaces: ['vm'] });
+    world = await startOrchWorld({ namespaces: ['vm', 'mesh-system'] });
     await world.apply(GROUP);
     daemon = await startOrchDaemon(world, [], { MESH_WORKLOAD_ENTRY_VALIDATE_IDENTITY: 'false', PILOT_WORKLOAD_ENTRY_GRACE_PERIOD: '1500ms', POD_NAME: 'meshd-a' });
   });

@@ -119,27 +119,34 @@ export class WorkloadAutoRegistration implements XdsConnectionListener {
     return deleted;
   }
 
+  /** Accepts registrations again after stop() (a daemon started anew in the same process). */
+  start(): void {
+    this.stopped = false;
+  }
+
   /**
-   * Sweeps every grace period while `leading()` says this daemon runs the singleton controllers,
+   * Sweeps every grace period until stopSweeping(): run by the leader only (AutoRegistrationSweeper),
    * so entries left by a daemon that died are removed once, by one replica.
    */
-  start(leading: () => boolean = () => true): void {
-    this.stopped = false;
-    if (!this.enabled || !this.api) return;
-    const every = Math.max(this.graceMs, 1000);
+  startSweeping(): void {
+    if (!this.enabled || !this.api || this.sweeper) return;
     this.sweeper = setInterval(() => {
-      if (!leading()) return;
       this.sweep().catch((err) => {
         this.metrics.errors.inc();
         this.log.warn(`auto-registration sweep failed: ${(err as Error).message}`);
       });
-    }, every).unref();
+    }, Math.max(this.graceMs, 1000)).unref();
+  }
+
+  stopSweeping(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
   }
 
   /** Stops timers; entries stay (another daemon or the next start takes them over or sweeps them). */
   stop(): void {
     this.stopped = true;
-    clearInterval(this.sweeper);
+    this.stopSweeping();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
