@@ -11,7 +11,7 @@ import {
   uint16Flag,
 } from '../../src/modules/cli';
 import { Daemon, DaemonFlags, DaemonFlagsToken, DaemonToken } from '../../src/modules/discovery';
-import { MeshConfigFileToken } from '../../src/modules/mesh-config';
+import { MeshConfigFileToken, MeshNetworksFileToken } from '../../src/modules/mesh-config';
 import { Duration } from '../../src/modules/settings/duration';
 import { loggingFlags } from '../../src/modules/logging';
 
@@ -71,6 +71,7 @@ export class Discovery extends MeshCommand {
       configDir: flags.configDir,
       registries: flags.registries,
       domain: flags.domain,
+      clusterID: flags.clusterID,
       grpcAddr: flags.grpcAddr,
       httpAddr: flags.httpAddr,
       monitoringAddr: flags.monitoringAddr,
@@ -90,6 +91,7 @@ export class Discovery extends MeshCommand {
     const daemon = this.scope.resolve<Daemon>(DaemonToken, [
       [DaemonFlagsToken, daemonFlags],
       [MeshConfigFileToken, flags.meshConfig],
+      [MeshNetworksFileToken, flags.networksConfig],
     ]);
     try {
       await daemon.start();

@@ -14,6 +14,8 @@ export interface DaemonFlags {
   configDir: string;
   registries: string[];
   domain: string;
+  /** `--clusterID`: the cluster (registry) this daemon's own config and endpoints belong to. */
+  clusterID: string;
   grpcAddr: string;
   httpAddr: string;
   monitoringAddr: string;

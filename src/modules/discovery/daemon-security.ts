@@ -16,6 +16,7 @@ import { authenticateCall, Authenticator, authenticatorsFor, CaMetrics, CaOption
 import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
 import { Settings, SettingsToken } from '../settings';
 import { PUBLISHED_ROOTS_PATH } from '../security/published-roots';
+import { daemonServiceName } from '../security/daemon-identity';
 import { UserError } from '../shared/user-error';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
@@ -27,8 +28,6 @@ export class DaemonSecurityError extends UserError {}
 
 /** Where a self-signed root is kept across restarts. */
 export const SELF_SIGNED_CA_DIR = './var/lib/meshd/ca';
-/** The daemon's service name, always in its certificate (DESIGN.md §1). */
-export const DAEMON_SERVICE_NAME = 'meshd.mesh-system.svc';
 
 @injectable()
 export class DaemonSecurity {
@@ -181,7 +180,8 @@ export class DaemonSecurity {
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== '');
-    return [...new Set([DAEMON_SERVICE_NAME, ...custom])];
+    // The daemon's own namespace (POD_NAMESPACE) is the system namespace.
+    return [...new Set([daemonServiceName(this.settings.string('POD_NAMESPACE')), ...custom])];
   }
 
   private async issueServing(): Promise<ServerKeyMaterial> {

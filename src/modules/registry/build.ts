@@ -11,16 +11,36 @@ export interface ServiceRegistrySnapshot {
   readonly endpoints: ReadonlyMap<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>;
 }
 
+/** Decides the network of endpoints that name none (the mesh networks: fromCidr, fromRegistry). */
+export interface EndpointNetworks {
+  /** The network of an endpoint at `address` from registry (cluster) `registry`; '' when none claims it. */
+  networkOf(address: string, registry: string): string;
+}
+
+export interface RegistryBuildOptions {
+  /** The registry (cluster ID) ServiceEntry and WorkloadEntry endpoints come from: the daemon's `--clusterID`. */
+  clusterId?: string;
+  networks?: EndpointNetworks;
+}
+
+/** The label that puts a workload on a network, as the incumbent's `topology.istio.io/network`. */
+export const NETWORK_LABEL = 'topology.mesh.io/network';
+
 /**
  * Builds the registry from ServiceEntry and WorkloadEntry resources. A host declared by two
  * ServiceEntries is owned by the first in `namespace/name` order (the incumbent keeps the
  * oldest; files have no creation time), and the conflict is reported through `onConflict`.
+ * An endpoint's network is its own `network`, else its network label, else what the mesh
+ * networks say for its address and registry.
  */
 export function buildRegistry(
   serviceEntries: readonly ConfigResource<ServiceEntrySpec>[],
   workloadEntries: readonly ConfigResource<WorkloadEntrySpec>[],
   onConflict: (host: string, kept: string, ignored: string) => void = () => undefined,
+  options: RegistryBuildOptions = {},
 ): ServiceRegistrySnapshot {
+  const networkOf = (spec: WorkloadEntrySpec): string =>
+    spec.network || spec.labels?.[NETWORK_LABEL] || options.networks?.networkOf(spec.address ?? '', options.clusterId ?? '') || '';
   const services = new Map<string, Service>();
   const endpoints = new Map<string, Map<number, ServiceEndpoint[]>>();
   const ordered = [...serviceEntries].sort((a, b) => resourceKey(a).localeCompare(resourceKey(b)));
@@ -67,7 +87,7 @@ export function buildRegistry(
             locality: m.spec.locality ?? '',
             serviceAccount: m.spec.serviceAccount ?? 'default',
             namespace: se.metadata.namespace,
-            network: m.spec.network ?? '',
+            network: networkOf(m.spec),
             workload: m.id,
           });
         }

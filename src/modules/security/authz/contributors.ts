@@ -33,12 +33,21 @@ export function authzFiltersFor(push: PushContext, proxy: Pick<Proxy, 'namespace
 }
 
 abstract class AuthzContributor {
-  protected readonly trustDomains: TrustDomainBundle;
   protected readonly log: AuthzLog;
+  private bundle: TrustDomainBundle;
 
-  constructor(options: AuthzContributorOptions = {}) {
-    this.trustDomains = new TrustDomainBundle(options.trustDomain ?? LOCAL_TRUST_DOMAIN, options.trustDomainAliases);
+  constructor(private readonly options: AuthzContributorOptions = {}) {
+    this.bundle = this.trustDomains; // an empty trust domain fails here, at start
     this.log = options.log ?? SILENT_LOG;
+  }
+
+  /** The trust domains as the options say now (the daemon's follow the live mesh config). */
+  protected get trustDomains(): TrustDomainBundle {
+    const trustDomain = this.options.trustDomain ?? LOCAL_TRUST_DOMAIN;
+    const aliases = this.options.trustDomainAliases ?? [];
+    const key = [trustDomain, ...aliases.filter((a) => a !== trustDomain)].join(',');
+    if (this.bundle?.key !== key) this.bundle = new TrustDomainBundle(trustDomain, aliases);
+    return this.bundle;
   }
 
   protected filters(context: FilterChainContext, chain: ChainKind): EnvoyFilter[] {
