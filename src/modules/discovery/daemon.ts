@@ -112,9 +112,9 @@ export class Daemon {
         if (now.trustDomain !== before.trustDomain || now.rootNamespace !== before.rootNamespace) {
           log.info(`mesh config: trust domain ${now.trustDomain}, root namespace ${now.rootNamespace}`);
         }
-        this.coordinator.requestFullPush('mesh config');
+        this.coordinator.requestFullPush('global');
       }),
-      this.meshNetworks.onChange(() => this.coordinator.requestFullPush('mesh networks')),
+      this.meshNetworks.onChange(() => this.coordinator.requestFullPush('networks')),
     );
     this.meshConfig.watch();
     this.meshNetworks.watch();

@@ -115,8 +115,9 @@ export class PushCoordinator {
 
   /**
    * A full push (every resource to every proxy, the xDS cache cleared) for a change outside
-   * the config store that everything may depend on: the mesh config or mesh networks.
-   * Debounced with the other changes; `reason` labels pilot_push_triggers.
+   * the config store that everything may depend on: the mesh config (reason `global`, as
+   * the incumbent labels it) or mesh networks (`networks`). Debounced with the other changes;
+   * `reason` labels pilot_push_triggers.
    */
   requestFullPush(reason: string): void {
     this.observer.inboundUpdate('config');
@@ -174,8 +175,7 @@ export class PushCoordinator {
     const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
     this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);
     const change: ChangeSet = { full, configs: new Set(changes.map((c) => c.key)), ...diff };
-    // A mesh config change is a global update, as the incumbent labels it.
-    for (const reason of fullReasons.length > 0 ? ['global'] : pushReasons(change)) this.observer.pushTriggered(reason);
+    for (const reason of fullReasons.length > 0 ? fullReasons : pushReasons(change)) this.observer.pushTriggered(reason);
     const why = fullReasons.length > 0 ? ` (full: ${fullReasons.join(', ')})` : '';
     this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes${why}`);
     return { push, change };

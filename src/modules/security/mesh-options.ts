@@ -9,6 +9,7 @@ import { DaemonMetrics } from '../monitoring';
 import { Settings, SettingsToken } from '../settings';
 import { DaemonKeySetsOptions, JwksFetchMode, JwksResolverLogger, JwksResolverObserver, keySetSettingsFrom } from './authn';
 import { AuthzContributorOptions, AuthzLog } from './authz';
+import { AuthzMetrics } from './authz-metrics';
 import { CaOptions, CaOverrides, caOptionsFrom } from './ca';
 import { MeshTlsAlpnContributor, MtlsOptions } from './mtls';
 import { ContributionProvider } from '../plugins/contribution-provider';
@@ -40,7 +41,11 @@ export class KeySetOptionsFromSettings implements DaemonKeySetsOptions {
 export class MeshAuthzOptions implements AuthzContributorOptions {
   readonly log: AuthzLog;
 
-  constructor(@inject(MeshConfig) private readonly mesh: MeshConfig, @inject(LoggingToken) logging: Logging) {
+  constructor(
+    @inject(MeshConfig) private readonly mesh: MeshConfig,
+    @inject(LoggingToken) logging: Logging,
+    @inject(AuthzMetrics) readonly extAuthzObserver: AuthzMetrics,
+  ) {
     this.log = logging.scope('authorization');
   }
 
