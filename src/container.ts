@@ -19,6 +19,7 @@ import { generatorsModule } from './modules/generators';
 import { loggingModule } from './modules/logging';
 import { meshConfigModule } from './modules/mesh-config';
 import { monitoringModule } from './modules/monitoring';
+import { orchModule } from './modules/orch';
 import {
   ContributionPointToken,
   ContributionProvider,
@@ -76,6 +77,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     agentModule(),
     meshConfigModule(),
     monitoringModule(),
+    orchModule(),
     registryModule(),
     securityModule(),
     generatorsModule(),

@@ -2,6 +2,7 @@ import {
   boolFlag,
   command,
   durationFlag,
+  givenFlags,
   floatFlag,
   intFlag,
   listFlag,
@@ -65,13 +66,13 @@ export const discoveryFlags = {
 })
 export class Discovery extends MeshCommand {
   async run(): Promise<void> {
-    const { flags } = await this.parse(Discovery);
+    const { flags, metadata } = await this.parse(Discovery);
+    const given = givenFlags(flags, metadata);
     const ms = (d: Duration) => Number(d.nanos / 1_000_000n);
     const daemonFlags: DaemonFlags = {
       configDir: flags.configDir,
       registries: flags.registries,
       domain: flags.domain,
-      clusterID: flags.clusterID,
       grpcAddr: flags.grpcAddr,
       httpAddr: flags.httpAddr,
       monitoringAddr: flags.monitoringAddr,
@@ -80,6 +81,11 @@ export class Discovery extends MeshCommand {
       keepaliveMaxServerConnectionAgeMs: ms(flags.keepaliveMaxServerConnectionAge),
       shutdownDurationMs: ms(flags.shutdownDuration),
       orchconfig: flags.orchconfig,
+      orchApiQPS: flags.orchApiQPS,
+      orchApiBurst: flags.orchApiBurst,
+      // Unless given, the settings decide (CLUSTER_ID, POD_NAMESPACE), as the incumbent's defaults do.
+      ...(given.has('clusterID') ? { clusterID: flags.clusterID } : {}),
+      ...(given.has('namespace') ? { namespace: flags.namespace } : {}),
       secureGrpcAddr: flags.secureGRPCAddr,
       httpsAddr: flags.httpsAddr,
       tlsCertFile: flags.tlsCertFile,

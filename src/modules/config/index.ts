@@ -12,3 +12,6 @@ export { configModule, KindRegistryToken } from './module';
 export { MemoryConfigStore, MemoryConfigStoreOptions, MemoryConfigStoreOptionsToken, ConfigConflict, SourcePart } from './memory-store';
 export { FileConfigSource, FileConfigSourceOptions, FileStatus } from './file-source';
 export { ConfigStore, ConfigChange, ConfigSnapshot } from './store';
+export { ORCH_SOURCE_PREFIX, OrchConfigIssue, OrchConfigSource, OrchConfigSourceOptions, resourceOf } from './orch-source';
+export { CrdNames, crdNames, storageVersion } from './crd-names';
+export { crdManifests, customResourceDefinition, customResourceDefinitions, Schema as CrdSchema } from './crd-schema';

@@ -7,7 +7,7 @@ import { ConfigChange, ConfigSnapshot, ConfigStore } from './store';
 /** Two source parts (or two documents of one part) declare the same `Kind/namespace/name`. */
 export interface ConfigConflict {
   key: string;
-  /** The source whose version is served: the first in sorted sourceId order. */
+  /** The source whose version is served: the first in sorted sourceId order (of the lowest layer). */
   winner: string;
   /** The other sources declaring the key; their versions are ignored while the winner has it. */
   ignored: string[];
@@ -26,6 +26,12 @@ export interface MemoryConfigStoreOptions {
   onConflict?: (conflict: ConfigConflict) => void;
   /** Logs conflicts (when no onConflict is given) and listener failures. */
   logger?: Pick<ScopedLogger, 'warn' | 'error'>;
+  /**
+   * The layer of a part: when parts of different layers declare one key, the lowest layer is
+   * served (files overlay the orchestrator's resources); within a layer the first sourceId.
+   * Default: every part in layer 0.
+   */
+  layerOf?: (sourceId: string) => number;
 }
 
 /**
@@ -75,7 +81,7 @@ export class MemoryConfigStore implements ConfigStore {
   /** Which part serves a key, for debugging conflicts. */
   ownerOf(key: string): string | undefined {
     const ids = this.claimants.get(key);
-    return ids && ids.size ? minOf(ids) : undefined;
+    return ids && ids.size ? this.winnerOf(ids) : undefined;
   }
 
   /**
@@ -116,7 +122,7 @@ export class MemoryConfigStore implements ConfigStore {
     for (const key of redeclared) {
       const ids = this.claimants.get(key);
       if (!ids || ids.size < 2) continue;
-      const winner = minOf(ids);
+      const winner = this.winnerOf(ids);
       conflicts.set(key, { key, winner, ignored: [...ids].filter((id) => id !== winner).sort(compare) });
     }
 
@@ -124,6 +130,22 @@ export class MemoryConfigStore implements ConfigStore {
     for (const c of conflicts.values()) this.reportConflict(c);
     if (changes.length) this.publish(changes);
     return changes;
+  }
+
+  /** The part served among those declaring a key: lowest layer, then first sourceId. */
+  private winnerOf(ids: Iterable<string>): string {
+    const layerOf = this.options.layerOf;
+    if (!layerOf) return minOf(ids);
+    let best: string | undefined;
+    let bestLayer = Infinity;
+    for (const id of ids) {
+      const layer = layerOf(id);
+      if (best === undefined || layer < bestLayer || (layer === bestLayer && id < best)) {
+        best = id;
+        bestLayer = layer;
+      }
+    }
+    return best!;
   }
 
   private unclaim(key: string, sourceId: string): void {
@@ -137,7 +159,7 @@ export class MemoryConfigStore implements ConfigStore {
     const changes: ConfigChange[] = [];
     for (const key of [...touched].sort(compare)) {
       const ids = this.claimants.get(key);
-      const next = ids && ids.size ? this.parts.get(minOf(ids))!.get(key)! : undefined;
+      const next = ids && ids.size ? this.parts.get(this.winnerOf(ids))!.get(key)! : undefined;
       const prev = this.served.get(key);
       if (next) this.served.set(key, next);
       else this.served.delete(key);

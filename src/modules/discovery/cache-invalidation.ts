@@ -18,7 +18,6 @@ export function cacheInvalidation(
   after: ConfigSnapshot,
   options: PushContextOptions,
 ): string[] | 'all' {
-  if (changes.length === 0) return 'all';
   if (changes.some((c) => !TRACKED.has(c.kind))) return 'all';
   const tags = new Set<string>();
   for (const c of changes) tags.add(`kind:${c.kind}`);

@@ -1,19 +1,38 @@
 import { inject, injectable } from 'inversify';
-import { ConfigIssue, configFileLimits, FileConfigSource, FileStatus, KindRegistry, KindRegistryToken, MemoryConfigStore } from '../config';
-import { Logging, LoggingToken } from '../logging';
+import {
+  ConfigIssue,
+  configFileLimits,
+  FileConfigSource,
+  FileStatus,
+  KindRegistry,
+  KindRegistryToken,
+  MemoryConfigStore,
+  OrchConfigSource,
+} from '../config';
+import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
-import { ServiceRegistries } from '../registry';
+import { OrchClient, OrchConfigError, OrchMetrics } from '../orch';
+import { OrchServiceRegistry, ServiceRegistries } from '../registry';
 import { Settings, SettingsToken } from '../settings';
 import { DaemonFlags, DaemonFlagsToken, DaemonStartError } from './daemon-flags';
+import { ORCH_RESYNC_MS } from './orch-options';
+
+/** How often the daemon says what it still waits for while the orchestrator's first lists are not in. */
+const WAIT_LOG_INTERVAL_MS = 5000;
 
 /**
- * Where the daemon's config comes from: the `--configDir` directory (read, then watched) and,
- * one day, the orchestrator. The file source exists only when a directory is given, so its
- * setting (PILOT_CONFIG_FILE_MAX_BYTES) is checked only then.
+ * Where the daemon's config and services come from: the `--configDir` directory (read, then
+ * watched) and the orchestrator (`--orchconfig`, or in-cluster): its custom resources as config
+ * and, with `--registries Orch`, its Services and endpoints. Both can be on at once; a file's
+ * resource overlays the orchestrator's of the same name. start() resolves once everything is
+ * loaded (the orchestrator's informers synced), so the first push is complete.
  */
 @injectable()
 export class DaemonConfigSources {
   private fileSource: FileConfigSource | undefined;
+  private orchSource: OrchConfigSource | undefined;
+  private orchRegistryStarted = false;
+  private stopped = false;
 
   constructor(
     @inject(DaemonFlagsToken) private readonly flags: DaemonFlags,
@@ -23,12 +42,40 @@ export class DaemonConfigSources {
     @inject(KindRegistryToken) private readonly kinds: KindRegistry,
     @inject(DaemonMetrics) private readonly metrics: DaemonMetrics,
     @inject(ServiceRegistries) private readonly registries: ServiceRegistries,
+    @inject(OrchClient) private readonly orchClient: OrchClient,
+    @inject(OrchMetrics) private readonly orchMetrics: OrchMetrics,
+    @inject(OrchServiceRegistry) private readonly orchRegistry: OrchServiceRegistry,
   ) {}
 
-  /** Loads the directory into the store; resolves once it is read whole. */
+  /** Loads the directory and the orchestrator's objects into the store; resolves once all are in. */
   async start(): Promise<void> {
-    if (this.registries.has('Orch')) this.warnNoOrchestrator();
-    if (!this.flags.configDir) return;
+    this.stopped = false;
+    const orchestrator = this.orchestratorConfigured();
+    if (orchestrator) this.startOrchestrator();
+    else if (this.registries.has('Orch')) this.warnNoOrchestrator();
+    if (this.flags.configDir) await this.startFiles();
+    if (orchestrator) await this.waitForOrchestrator();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.fileSource?.stop();
+    this.orchSource?.stop();
+    if (this.orchRegistryStarted) this.orchRegistry.stop();
+    this.orchClient.stop();
+  }
+
+  /** Each file under `--configDir` and what became of it (the /debug/config_files page). */
+  status(): FileStatus[] {
+    return this.fileSource?.status() ?? [];
+  }
+
+  /** `--orchconfig` given, or running in a cluster (ORCH_SERVICE_HOST set). */
+  private orchestratorConfigured(): boolean {
+    return this.flags.orchconfig !== '' || (this.settings.string('ORCH_SERVICE_HOST') ?? '') !== '';
+  }
+
+  private async startFiles(): Promise<void> {
     const log = this.logging.scope('file');
     this.fileSource = new FileConfigSource({
       dir: this.flags.configDir,
@@ -47,22 +94,63 @@ export class DaemonConfigSources {
     log.info(`loaded ${resources} resources from ${this.flags.configDir}; watching for changes`);
   }
 
-  stop(): void {
-    this.fileSource?.stop();
+  /** The client (its config checked now, so a bad one stops start-up), the config source and the registry. */
+  private startOrchestrator(): void {
+    const log = this.logging.scope('orch');
+    let where: string;
+    try {
+      where = this.orchClient.describe();
+    } catch (err) {
+      const flag = this.flags.orchconfig ? '--orchconfig' : 'in-cluster config';
+      throw new DaemonStartError(err instanceof OrchConfigError ? `${flag}: ${err.message}` : `${flag}: ${(err as Error).message}`);
+    }
+    const watchNamespace = this.settings.string('MESH_WATCH_NAMESPACE') || undefined;
+    log.info(`orchestrator API ${where}; watching mesh config${this.registries.has('Orch') ? ' and the Orch registry' : ''}${watchNamespace ? ` in namespace ${watchNamespace}` : ''}`);
+    this.orchSource = new OrchConfigSource({
+      client: this.orchClient,
+      kinds: this.kinds,
+      store: this.store,
+      logger: log,
+      namespace: watchNamespace,
+      resyncMs: ORCH_RESYNC_MS,
+      onEvent: (kind, event) => this.orchMetrics.cfgEvents.inc({ type: kind, event }),
+      onRejected: (issue) => this.metrics.totalRejectedConfigs.inc({ type: issue.kind }),
+      onSyncError: () => this.orchMetrics.syncErrors.inc(),
+      queueObserver: this.orchMetrics.queueObserver('orch-config'),
+    });
+    this.orchSource.start();
+    if (this.registries.has('Orch')) {
+      this.orchRegistry.start();
+      this.orchRegistryStarted = true;
+    }
   }
 
-  /** Each file under `--configDir` and what became of it (the /debug/config_files page). */
-  status(): FileStatus[] {
-    return this.fileSource?.status() ?? [];
+  /** Waits for the first lists, saying every few seconds which ones are still missing and why. */
+  private async waitForOrchestrator(): Promise<void> {
+    const log = this.logging.scope('orch');
+    const started = Date.now();
+    for (;;) {
+      const [config, registry] = await Promise.all([
+        this.orchSource!.waitForSync(WAIT_LOG_INTERVAL_MS),
+        this.orchRegistryStarted ? this.orchRegistry.waitForSync(WAIT_LOG_INTERVAL_MS) : Promise.resolve(true),
+      ]);
+      if (this.stopped) throw new DaemonStartError('stopped while waiting for the orchestrator');
+      if (config && registry) break;
+      this.logWaiting(log);
+    }
+    const configs = [...this.store.snapshot().values()].reduce((n, list) => n + list.length, 0);
+    const services = this.orchRegistry.snapshot().services.size;
+    log.info(`orchestrator synced in ${((Date.now() - started) / 1000).toFixed(3)}s: ${configs} config resources${this.orchRegistryStarted ? `, ${services} services` : ''}`);
+  }
+
+  private logWaiting(log: ScopedLogger): void {
+    const missing = [...this.orchSource!.unsynced(), ...(this.orchRegistryStarted ? this.orchRegistry.unsynced() : [])];
+    log.warn(`not ready: waiting for the orchestrator API to list ${missing.length ? missing.join(', ') : 'the last objects into the registry'}`);
   }
 
   private warnNoOrchestrator(): void {
     const log = this.logging.scope('orch');
-    if (this.flags.orchconfig === '' && (this.settings.string('ORCH_SERVICE_HOST') ?? '') === '') {
-      const note = this.flags.configDir ? '; serving config from --configDir only' : '';
-      log.warn(`no orchestrator is configured (no --orchconfig, not running in a cluster); the Orch registry is empty${note}`);
-    } else {
-      log.warn('the orchestrator registry is not available in this build yet; the Orch registry is empty');
-    }
+    const note = this.flags.configDir ? '; serving config from --configDir only' : '';
+    log.warn(`no orchestrator is configured (no --orchconfig, not running in a cluster); the Orch registry is empty${note}`);
   }
 }

@@ -14,8 +14,6 @@ export interface DaemonFlags {
   configDir: string;
   registries: string[];
   domain: string;
-  /** `--clusterID`: the cluster (registry) this daemon's own config and endpoints belong to. */
-  clusterID: string;
   grpcAddr: string;
   httpAddr: string;
   monitoringAddr: string;
@@ -24,6 +22,13 @@ export interface DaemonFlags {
   keepaliveMaxServerConnectionAgeMs: number;
   shutdownDurationMs: number;
   orchconfig: string;
+  /** `--orchApiQPS` and `--orchApiBurst`: the orchestrator client's rate limit. */
+  orchApiQPS: number;
+  orchApiBurst: number;
+  /** `--clusterID` when given; else the CLUSTER_ID setting. */
+  clusterID?: string;
+  /** `--namespace` when given; else the POD_NAMESPACE setting. */
+  namespace?: string;
   secureGrpcAddr: string;
   httpsAddr: string;
   tlsCertFile: string;

@@ -11,7 +11,9 @@ import { X509Certificate } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
+import { OrchServiceRegistry } from '../registry';
 import { DaemonCaSettings } from '../security';
+import { spiffeId } from '../security/mtls/identity';
 import { authenticateCall, Authenticator, authenticatorsFor, CaMetrics, CaOptions, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority, parseSpiffeId } from '../security/ca';
 import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
 import { Settings, SettingsToken } from '../settings';
@@ -21,7 +23,8 @@ import { UserError } from '../shared/user-error';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
 import type { Registry } from 'prom-client';
-import { DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
+import { DaemonFlags, DaemonFlagsToken, DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
+import { systemNamespaceOf } from './orch-options';
 
 /** The CA or the daemon's certificate cannot be set up as configured. */
 export class DaemonSecurityError extends UserError {}
@@ -50,6 +53,8 @@ export class DaemonSecurity {
     @inject(DaemonCaSettings) private readonly caSettings: DaemonCaSettings,
     @inject(LoggingToken) logging: Logging,
     @inject(DaemonMetrics) metrics: DaemonMetrics,
+    @inject(OrchServiceRegistry) private readonly orchRegistry: OrchServiceRegistry,
+    @inject(DaemonFlagsToken) private readonly daemonFlags: DaemonFlags,
   ) {
     this.log = logging.scope('security');
     this.registry = metrics.registry;
@@ -102,9 +107,14 @@ export class DaemonSecurity {
   }
 
   private async startCa(): Promise<void> {
-    let options;
+    let options: CaOptions | undefined;
     try {
-      options = this.caSettings.options({ persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log });
+      // CA_TRUSTED_NODE_ACCOUNTS: which identities run on a node is the Orch registry's pod index.
+      const registry = this.orchRegistry;
+      const identitiesOnNode = registry.running
+        ? (node: string) => new Set([...registry.serviceAccountsOnNode(node)].map((a) => spiffeId(options!.nodeAuthorization.trustDomain, ...(a.split('/') as [string, string]))))
+        : undefined;
+      options = this.caSettings.options({ persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log, identitiesOnNode });
     } catch (err) {
       throw new DaemonSecurityError((err as Error).message);
     }
@@ -180,8 +190,8 @@ export class DaemonSecurity {
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== '');
-    // The daemon's own namespace (POD_NAMESPACE) is the system namespace.
-    return [...new Set([daemonServiceName(this.settings.string('POD_NAMESPACE')), ...custom])];
+    // The daemon's own namespace (--namespace, else POD_NAMESPACE) is the system namespace.
+    return [...new Set([daemonServiceName(systemNamespaceOf(this.daemonFlags, this.settings)), ...custom])];
   }
 
   private async issueServing(): Promise<ServerKeyMaterial> {

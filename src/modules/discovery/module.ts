@@ -2,7 +2,8 @@ import { ContainerModule } from 'inversify';
 import { MemoryConfigStoreOptionsToken } from '../config';
 import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
-import { RegistryOptionsToken } from '../registry';
+import { OrchClientOptionsToken } from '../orch';
+import { OrchRegistryOptionsToken, RegistryOptionsToken } from '../registry';
 import { XdsServerOptionsToken } from '../xds/server';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
@@ -10,6 +11,7 @@ import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFro
 import { DaemonSecurity } from './daemon-security';
 import { DaemonDebugHandlers } from './debug-handlers';
 import { DaemonHttpsServer } from './https-server';
+import { OrchClientOptionsFromFlags, OrchRegistryOptionsFromFlags } from './orch-options';
 import { PipelineMetricsObserver, StoreOptionsWithMetrics } from './observers';
 import { PushOptionsFromSettings } from './pipeline-options';
 import { PushCoordinator, PushCoordinatorOptionsToken, PushPipelineObserverToken } from './push-coordinator';
@@ -26,6 +28,8 @@ export function discoveryModule(): ContainerModule {
     bind(DaemonAddresses).toSelf().inSingletonScope();
     bind(DaemonTlsFlagsToken).to(DaemonTlsFromFlags).inSingletonScope();
     bind(RegistryOptionsToken).to(RegistriesFromFlags).inSingletonScope();
+    bind(OrchClientOptionsToken).to(OrchClientOptionsFromFlags).inSingletonScope();
+    bind(OrchRegistryOptionsToken).to(OrchRegistryOptionsFromFlags).inSingletonScope();
     bind(DaemonReadiness).toSelf().inSingletonScope();
 
     // Config into pushes.

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { ConfigConflict, MemoryConfigStoreOptions } from '../config/memory-store';
+import { ORCH_SOURCE_PREFIX } from '../config/orch-source';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
 import { Settings } from '../settings';
@@ -84,11 +85,15 @@ export class PipelineMetricsObserver implements PushPipelineObserver {
   }
 }
 
-/** The config store's conflicts (two sources declaring one resource) as ignored configs, and a warning. */
+/**
+ * The config store's conflicts (two sources declaring one resource) as ignored configs, and a
+ * warning; files (layer 0) overlay the orchestrator's resources (layer 1).
+ */
 @injectable()
 export class StoreOptionsWithMetrics implements MemoryConfigStoreOptions {
   readonly logger: ScopedLogger;
   readonly onConflict: (conflict: ConfigConflict) => void;
+  readonly layerOf = (sourceId: string) => (sourceId.startsWith(ORCH_SOURCE_PREFIX) ? 1 : 0);
 
   constructor(@inject(DaemonMetrics) metrics: DaemonMetrics, @inject(LoggingToken) logging: Logging) {
     const logger = logging.scope('model');

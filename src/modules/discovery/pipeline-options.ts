@@ -4,16 +4,18 @@ import { ConfigResource } from '../config/resource';
 import { MeshConfig, MeshConfigValues, MeshNetworks, NetworkAssignment } from '../mesh-config';
 import { XdsCache } from '../model/xds-cache';
 import { DaemonMetrics } from '../monitoring';
-import { ServiceRegistries } from '../registry';
+import { OrchServiceRegistry, PlatformRegistry, ServiceRegistries } from '../registry';
 import { Settings, SettingsToken } from '../settings';
 import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
+import { clusterIdOf } from './orch-options';
 import { xdsCacheFrom } from './observers';
 import { PushCoordinatorOptions } from './push-coordinator';
 
 /**
  * The push pipeline's options: `--domain` and `--clusterID`, the live mesh config (its root
  * namespace) and mesh networks, the debounce settings (PILOT_DEBOUNCE_AFTER/MAX,
- * PILOT_ENABLE_EDS_DEBOUNCE), the other registries' services and the xDS cache.
+ * PILOT_ENABLE_EDS_DEBOUNCE), the other registries' services (Mock, Orch;
+ * PILOT_ENABLE_K8S_SELECT_WORKLOAD_ENTRIES) and the xDS cache.
  */
 @injectable()
 export class PushOptionsFromSettings implements PushCoordinatorOptions {
@@ -23,6 +25,8 @@ export class PushOptionsFromSettings implements PushCoordinatorOptions {
   readonly debounceMaxMs: number;
   readonly edsDebounce: boolean;
   readonly extraServiceEntries: readonly ConfigResource<ServiceEntrySpec>[];
+  readonly platformRegistries: readonly PlatformRegistry[];
+  readonly selectWorkloadEntries: boolean;
   readonly cache: XdsCache | undefined;
 
   constructor(
@@ -32,13 +36,17 @@ export class PushOptionsFromSettings implements PushCoordinatorOptions {
     @inject(MeshNetworks) private readonly meshNetworks: MeshNetworks,
     @inject(ServiceRegistries) registries: ServiceRegistries,
     @inject(DaemonMetrics) metrics: DaemonMetrics,
+    @inject(OrchServiceRegistry) orch: OrchServiceRegistry,
   ) {
     this.domain = flags.domain;
-    this.clusterId = flags.clusterID;
+    this.clusterId = clusterIdOf(flags, settings);
     this.debounceAfterMs = settings.duration('PILOT_DEBOUNCE_AFTER').milliseconds;
     this.debounceMaxMs = settings.duration('PILOT_DEBOUNCE_MAX').milliseconds;
     this.edsDebounce = settings.bool('PILOT_ENABLE_EDS_DEBOUNCE');
     this.extraServiceEntries = registries.serviceEntries();
+    // Empty until the daemon starts it (only with an orchestrator to talk to).
+    this.platformRegistries = registries.has('Orch') ? [orch] : [];
+    this.selectWorkloadEntries = settings.bool('PILOT_ENABLE_K8S_SELECT_WORKLOAD_ENTRIES');
     this.cache = xdsCacheFrom(settings, metrics);
   }
 

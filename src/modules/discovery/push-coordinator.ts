@@ -8,6 +8,7 @@ import { ChangeSet } from '../model/generator';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { PushContext, PushContextOptions } from '../model/push-context';
 import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
+import { PlatformRegistry, PlatformRegistryEvent } from '../registry/platform';
 import { XdsCache } from '../model/xds-cache';
 import { Debouncer } from '../shared/debouncer';
 import { MeshConfigValues, NetworkAssignment } from '../mesh-config';
@@ -36,6 +37,10 @@ export interface PushCoordinatorOptions extends PushContextOptions {
   edsDebounce: boolean;
   /** ServiceEntries from registries other than config (the Mock registry). */
   extraServiceEntries: readonly ConfigResource<ServiceEntrySpec>[];
+  /** Registries with their own services and endpoints (the orchestrator's), merged first. */
+  platformRegistries: readonly PlatformRegistry[];
+  /** PILOT_ENABLE_K8S_SELECT_WORKLOAD_ENTRIES. */
+  selectWorkloadEntries: boolean;
   /** The xDS cache kept across pushes; undefined when PILOT_ENABLE_XDS_CACHE is off. */
   cache?: XdsCache;
   /** The mesh config in force now (read at each rebuild); the defaults when absent. */
@@ -51,6 +56,8 @@ export type PushTarget = (push: PushContext, change: ChangeSet, changeAt: number
 
 interface PendingChange {
   changes: ConfigChange[];
+  /** What the platform registries reported (services or endpoints of hosts). */
+  registry: PlatformRegistryEvent[];
   events: number;
   /** Why everything must be pushed (the mesh config changed), when it must. */
   fullReasons: string[];
@@ -70,7 +77,7 @@ export class PushCoordinator {
   private snapshot: ConfigSnapshot = new Map();
   private version = 0;
   private readonly debouncer: Debouncer<PendingChange>;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribe: Array<() => void> = [];
 
   constructor(
     @inject(MemoryConfigStore) private readonly store: ConfigStore,
@@ -82,7 +89,12 @@ export class PushCoordinator {
     this.debouncer = new Debouncer<PendingChange>(
       options.debounceAfterMs,
       options.debounceMaxMs,
-      (a, b) => ({ changes: [...a.changes, ...b.changes], events: a.events + b.events, fullReasons: [...new Set([...a.fullReasons, ...b.fullReasons])] }),
+      (a, b) => ({
+        changes: [...a.changes, ...b.changes],
+        registry: [...a.registry, ...b.registry],
+        events: a.events + b.events,
+        fullReasons: [...new Set([...a.fullReasons, ...b.fullReasons])],
+      }),
       (pending, firstAt) => this.onDebounced(pending, firstAt),
     );
   }
@@ -90,13 +102,14 @@ export class PushCoordinator {
   /** Builds the first push context from what the store holds now and starts listening; later ones go to `target`. */
   start(target: PushTarget): PushContext {
     this.push = target;
-    this.unsubscribe = this.store.onChange((changes) => this.onChange(changes));
-    const { push } = this.rebuild([]);
+    this.unsubscribe.push(this.store.onChange((changes) => this.onChange(changes)));
+    for (const registry of this.options.platformRegistries) this.unsubscribe.push(registry.onChange((events) => this.onRegistryChange(events)));
+    const { push } = this.rebuild([], []);
     return push;
   }
 
   stop(): void {
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.debouncer.stop();
   }
 
@@ -121,7 +134,7 @@ export class PushCoordinator {
    */
   requestFullPush(reason: string): void {
     this.observer.inboundUpdate('config');
-    this.debouncer.add({ changes: [], events: 1, fullReasons: [reason] }, false);
+    this.debouncer.add({ changes: [], registry: [], events: 1, fullReasons: [reason] }, false);
   }
 
   private onChange(changes: readonly ConfigChange[]): void {
@@ -131,13 +144,24 @@ export class PushCoordinator {
       if (type !== 'eds') endpointsOnly = false;
       this.observer.inboundUpdate(type);
     }
-    this.debouncer.add({ changes: [...changes], events: changes.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce);
+    this.debouncer.add({ changes: [...changes], registry: [], events: changes.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce);
+  }
+
+  /** A platform registry's hosts changed: endpoints only (eds), or their service (svc, svcdelete). */
+  private onRegistryChange(events: readonly PlatformRegistryEvent[]): void {
+    let endpointsOnly = true;
+    for (const e of events) {
+      const type = e.what === 'endpoints' ? 'eds' : e.type === 'deleted' ? 'svcdelete' : 'svc';
+      if (type !== 'eds') endpointsOnly = false;
+      this.observer.inboundUpdate(type);
+    }
+    this.debouncer.add({ changes: [], registry: [...events], events: events.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce);
   }
 
   private onDebounced(pending: PendingChange, firstAt: number): void {
     this.observer.debounced((Date.now() - firstAt) / 1000, pending.events);
     try {
-      const { push, change } = this.rebuild(pending.changes, pending.fullReasons);
+      const { push, change } = this.rebuild(pending.changes, pending.registry, pending.fullReasons);
       this.push(push, change, firstAt);
     } catch (err) {
       // The previous push context stays in force; proxies keep their config.
@@ -146,8 +170,13 @@ export class PushCoordinator {
   }
 
   /** `fullReasons` non-empty: a full push whatever the changes (the mesh config changed). */
-  private rebuild(changes: readonly ConfigChange[], fullReasons: readonly string[] = []): { push: PushContext; change: ChangeSet } {
+  private rebuild(
+    changes: readonly ConfigChange[],
+    registryEvents: readonly PlatformRegistryEvent[],
+    fullReasons: readonly string[] = [],
+  ): { push: PushContext; change: ChangeSet } {
     const started = process.hrtime.bigint();
+    const full = (changes.length === 0 && registryEvents.length === 0) || fullReasons.length > 0;
     const snapshot = this.store.snapshot();
     // One version of the mesh config and networks for the whole push.
     const mesh = this.options.mesh;
@@ -156,11 +185,12 @@ export class PushCoordinator {
     const serviceEntries = [...this.options.extraServiceEntries, ...((snapshot.get('ServiceEntry') ?? []) as ConfigResource<ServiceEntrySpec>[])];
     const workloadEntries = (snapshot.get('WorkloadEntry') ?? []) as ConfigResource<WorkloadEntrySpec>[];
     const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored), {
+      snapshots: this.options.platformRegistries.map((r) => r.snapshot()),
+      selectWorkloadEntries: this.options.selectWorkloadEntries,
       clusterId: this.options.clusterId ?? '',
       networks,
     });
     const diff = diffRegistries(this.registry, registry);
-    const full = changes.length === 0 || fullReasons.length > 0;
     const cache = this.options.cache;
     if (cache) {
       const invalidation = full ? 'all' : cacheInvalidation(changes, diff, this.snapshot, snapshot, contextOptions);
@@ -175,9 +205,10 @@ export class PushCoordinator {
     const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
     this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);
     const change: ChangeSet = { full, configs: new Set(changes.map((c) => c.key)), ...diff };
-    for (const reason of fullReasons.length > 0 ? fullReasons : pushReasons(change)) this.observer.pushTriggered(reason);
+    for (const reason of fullReasons.length > 0 ? fullReasons : pushReasons(change, registryEvents)) this.observer.pushTriggered(reason);
+    const registryNote = registryEvents.length ? `, ${registryEvents.length} registry changes` : '';
     const why = fullReasons.length > 0 ? ` (full: ${fullReasons.join(', ')})` : '';
-    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes${why}`);
+    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes${registryNote}${why}`);
     return { push, change };
   }
 }
@@ -188,12 +219,13 @@ function pushVersion(n: number): string {
 }
 
 /** Reasons for pilot_push_triggers, as the incumbent names them. */
-function pushReasons(change: ChangeSet): string[] {
+function pushReasons(change: ChangeSet, registryEvents: readonly PlatformRegistryEvent[]): string[] {
   if (change.full && change.configs.size === 0) return ['global'];
   const reasons = new Set<string>();
   for (const key of change.configs) {
     const kind = key.split('/')[0];
     reasons.add(kind === 'WorkloadEntry' ? 'endpoint' : kind === 'ServiceEntry' ? 'service' : 'config');
   }
+  for (const e of registryEvents) reasons.add(e.what === 'endpoints' ? 'endpoint' : 'service');
   return [...reasons];
 }

@@ -16,9 +16,11 @@ export function diffRegistries(before: ServiceRegistrySnapshot, after: ServiceRe
   for (const host of hosts) {
     const a = before.services.get(host);
     const b = after.services.get(host);
-    if (!a || !b || JSON.stringify(a) !== JSON.stringify(b)) services.add(host);
+    // A platform registry hands over the same objects for an unchanged host: no need to compare them.
+    if (!a || !b || (a !== b && JSON.stringify(a) !== JSON.stringify(b))) services.add(host);
     const ea = before.endpoints.get(host);
     const eb = after.endpoints.get(host);
+    if (ea !== undefined && ea === eb) continue;
     const addressesA = addressesOf(ea);
     const addressesB = addressesOf(eb);
     if (JSON.stringify(ea ? [...ea] : []) !== JSON.stringify(eb ? [...eb] : [])) {

@@ -1,5 +1,11 @@
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { UserError } from '../shared/user-error';
+
+/** An orchestrator config is a few kilobytes; anything this big is not one. */
+const MAX_ORCH_CONFIG_BYTES = 4 * 1024 * 1024;
 
 /** Why the orchestrator client could not be configured; names the file or source. */
 export class OrchConfigError extends UserError {
@@ -10,16 +16,24 @@ export class OrchConfigError extends UserError {
 
 /**
  * The orchestrator client config: the file at `path` when given (ORCHCONFIG), else the
- * in-cluster service account. The library does the parsing; we only name the source in errors.
+ * in-cluster service account; `context` picks another context than the file's current one.
+ * The library does the parsing; we only name the source in errors.
  */
-export function loadOrchConfig(path?: string): k8s.KubeConfig {
+export function loadOrchConfig(path?: string, context?: string): k8s.KubeConfig {
   const config = new k8s.KubeConfig();
   try {
-    if (path) config.loadFromFile(path);
+    if (path) loadFile(config, path);
     else config.loadFromCluster();
   } catch (err) {
     const source = path ? `orchestrator config ${path}` : 'in-cluster orchestrator config';
     throw new OrchConfigError(`${source}: ${(err as Error).message}`);
+  }
+  if (context) {
+    if (!config.getContextObject(context)) {
+      const known = config.getContexts().map((c) => c.name);
+      throw new OrchConfigError(`--context: no context "${context}" in ${path ? `orchestrator config ${path}` : 'the in-cluster orchestrator config'} (it has ${known.length ? known.join(', ') : 'none'})`);
+    }
+    config.setCurrentContext(context);
   }
   const cluster = config.getCurrentCluster();
   if (!cluster || !cluster.server) {
@@ -44,4 +58,23 @@ export function orchConfigFor(server: string, options: { token?: string; caData?
     currentContext: 'mesh',
   });
   return config;
+}
+
+/**
+ * The library's loadFromFile, with the checks it lacks: a size limit, and YAML that must be a
+ * mapping (read by our parser first, which bounds aliases), so a wrong file gets a clear error.
+ */
+function loadFile(config: k8s.KubeConfig, path: string): void {
+  const size = fs.statSync(path).size;
+  if (size > MAX_ORCH_CONFIG_BYTES) throw new Error(`${size} bytes is more than the ${MAX_ORCH_CONFIG_BYTES} an orchestrator config may have`);
+  const text = fs.readFileSync(path, 'utf8');
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    throw new Error(`not YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('not an orchestrator config (a YAML mapping with clusters, users and contexts)');
+  config.loadFromString(text);
+  config.makePathsAbsolute(nodePath.dirname(path));
 }

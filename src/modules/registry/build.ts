@@ -2,6 +2,7 @@ import { ConfigResource, resourceKey } from '../config/resource';
 import { ServiceEntrySpec } from '../config/kinds/service-entry';
 import { WorkloadEntrySpec } from '../config/kinds/workload-entry';
 import { labelsMatch, normalizeProtocol, Service, ServiceEndpoint, ServicePort } from './model';
+import { PlatformRegistrySnapshot, PlatformService } from './platform';
 
 /** An immutable view of all services and their endpoints, rebuilt when config changes. */
 export interface ServiceRegistrySnapshot {
@@ -11,13 +12,20 @@ export interface ServiceRegistrySnapshot {
   readonly endpoints: ReadonlyMap<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>;
 }
 
+/** The platform registries' services (the orchestrator's), merged before ServiceEntries. */
+export interface PlatformInput {
+  readonly snapshots: readonly PlatformRegistrySnapshot[];
+  /** PILOT_ENABLE_K8S_SELECT_WORKLOAD_ENTRIES: platform services with a selector also select WorkloadEntries. */
+  readonly selectWorkloadEntries: boolean;
+}
+
 /** Decides the network of endpoints that name none (the mesh networks: fromCidr, fromRegistry). */
 export interface EndpointNetworks {
   /** The network of an endpoint at `address` from registry (cluster) `registry`; '' when none claims it. */
   networkOf(address: string, registry: string): string;
 }
 
-export interface RegistryBuildOptions {
+export interface RegistryBuildOptions extends Partial<PlatformInput> {
   /** The registry (cluster ID) ServiceEntry and WorkloadEntry endpoints come from: the daemon's `--clusterID`. */
   clusterId?: string;
   networks?: EndpointNetworks;
@@ -27,11 +35,12 @@ export interface RegistryBuildOptions {
 export const NETWORK_LABEL = 'topology.mesh.io/network';
 
 /**
- * Builds the registry from ServiceEntry and WorkloadEntry resources. A host declared by two
+ * Builds the registry from the platform registries' services and from ServiceEntry and
+ * WorkloadEntry resources. A platform service owns its host; a host declared by two
  * ServiceEntries is owned by the first in `namespace/name` order (the incumbent keeps the
- * oldest; files have no creation time), and the conflict is reported through `onConflict`.
- * An endpoint's network is its own `network`, else its network label, else what the mesh
- * networks say for its address and registry.
+ * oldest; files have no creation time). Conflicts are reported through `onConflict`.
+ * A WorkloadEntry or ServiceEntry endpoint's network is its own `network`, else its network
+ * label, else what the mesh networks say for its address and registry.
  */
 export function buildRegistry(
   serviceEntries: readonly ConfigResource<ServiceEntrySpec>[],
@@ -42,9 +51,22 @@ export function buildRegistry(
   const networkOf = (spec: WorkloadEntrySpec): string =>
     spec.network || spec.labels?.[NETWORK_LABEL] || options.networks?.networkOf(spec.address ?? '', options.clusterId ?? '') || '';
   const services = new Map<string, Service>();
-  const endpoints = new Map<string, Map<number, ServiceEndpoint[]>>();
+  const endpoints = new Map<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>();
   const ordered = [...serviceEntries].sort((a, b) => resourceKey(a).localeCompare(resourceKey(b)));
   const workloadsByNamespace = groupByNamespace(workloadEntries);
+  for (const snapshot of options.snapshots ?? []) {
+    for (const [host, ps] of snapshot.services) {
+      const existing = services.get(host);
+      if (existing) {
+        onConflict(host, existing.source, ps.service.source);
+        continue;
+      }
+      services.set(host, ps.service);
+      const own = snapshot.endpoints.get(host) ?? new Map<number, readonly ServiceEndpoint[]>();
+      const selected = options.selectWorkloadEntries && ps.selector ? selectedWorkloadEntries(ps, workloadsByNamespace.get(ps.service.namespace) ?? []) : [];
+      endpoints.set(host, selected.length ? withWorkloadEntries(ps, own, selected, networkOf) : own);
+    }
+  }
 
   for (const se of ordered) {
     const spec = se.spec;
@@ -115,6 +137,50 @@ function workloadsFor(se: ConfigResource<ServiceEntrySpec>, sameNamespace: reado
       .map((we) => ({ id: resourceKey(we), spec: { ...we.spec, labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) } } }));
   }
   return (spec.endpoints ?? []).map((ep, i) => ({ id: `${resourceKey(se)}#${i}`, spec: ep }));
+}
+
+/** WorkloadEntries of the service's namespace whose labels its selector matches (an empty selector selects none). */
+function selectedWorkloadEntries(ps: PlatformService, sameNamespace: readonly ConfigResource<WorkloadEntrySpec>[]): ConfigResource<WorkloadEntrySpec>[] {
+  if (!ps.selector || Object.keys(ps.selector).length === 0) return [];
+  return sameNamespace.filter((we) => labelsMatch(ps.selector, { ...we.metadata.labels, ...(we.spec.labels ?? {}) }));
+}
+
+/**
+ * The service's own endpoints plus one per selected WorkloadEntry and port; the entry's port
+ * is the one named like the service port, else the target port (by number, or by name in the
+ * entry's ports), else the service port.
+ */
+function withWorkloadEntries(
+  ps: PlatformService,
+  own: ReadonlyMap<number, readonly ServiceEndpoint[]>,
+  selected: readonly ConfigResource<WorkloadEntrySpec>[],
+  networkOf: (spec: WorkloadEntrySpec) => string,
+): Map<number, ServiceEndpoint[]> {
+  const out = new Map<number, ServiceEndpoint[]>();
+  for (const port of ps.service.ports) {
+    const list = [...(own.get(port.number) ?? [])];
+    const target = ps.targetPorts.get(port.number);
+    for (const we of selected) {
+      const ports = we.spec.ports ?? {};
+      const number = ports[port.name] ?? (typeof target === 'number' ? target : target !== undefined ? ports[target] : undefined) ?? port.number;
+      list.push({
+        hostname: ps.service.hostname,
+        servicePort: port,
+        address: we.spec.address ?? '',
+        port: number,
+        labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) },
+        weight: we.spec.weight && we.spec.weight > 0 ? we.spec.weight : 1,
+        locality: we.spec.locality ?? '',
+        serviceAccount: we.spec.serviceAccount ?? 'default',
+        namespace: ps.service.namespace,
+        network: networkOf({ ...we.spec, labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) } }),
+        workload: resourceKey(we),
+      });
+    }
+    list.sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+    out.set(port.number, list);
+  }
+  return out;
 }
 
 function groupByNamespace<T extends ConfigResource>(resources: readonly T[]): Map<string, T[]> {

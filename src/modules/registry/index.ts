@@ -1,4 +1,6 @@
 export * from './model';
-export { buildRegistry, ServiceRegistrySnapshot } from './build';
+export { buildRegistry, PlatformInput, ServiceRegistrySnapshot } from './build';
+export { EMPTY_PLATFORM_SNAPSHOT, PlatformRegistry, PlatformRegistryEvent, PlatformRegistrySnapshot, PlatformService } from './platform';
 export { REGISTRY_NAMES, RegistryOptionError, RegistryOptions, RegistryOptionsToken, ServiceRegistries } from './registries';
 export { registryModule } from './module';
+export { OrchRegistryMetrics, OrchRegistryOptions, OrchRegistryOptionsToken, OrchServiceRegistry, portProtocol } from './orch';

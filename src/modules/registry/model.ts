@@ -47,8 +47,17 @@ export interface ServiceEndpoint {
   serviceAccount: string;
   namespace: string;
   network: string;
-  /** `WorkloadEntry/<ns>/<name>`, or `ServiceEntry/<ns>/<name>#<index>` for inline endpoints. */
+  /**
+   * `WorkloadEntry/<ns>/<name>`, `ServiceEntry/<ns>/<name>#<index>` for inline endpoints, or
+   * `Pod/<ns>/<name>` for an orchestrator endpoint (`EndpointSlice/<ns>/<name>` without a pod).
+   */
   workload: string;
+  /**
+   * Absent when healthy. An orchestrator endpoint that is not ready is sent as UNHEALTHY (only
+   * with PILOT_SEND_UNHEALTHY_ENDPOINTS), a terminating one of a persistent-session service as
+   * DRAINING.
+   */
+  health?: 'UNHEALTHY' | 'DRAINING';
 }
 
 /** Protocols carried over HTTP by the proxy (HTTP connection manager, RDS routes). */

@@ -44,13 +44,21 @@ export const IsStringMap = simple(
   'must map strings to strings',
 );
 
-/** A map whose values pass `test` (e.g. WorkloadEntry port names to numbers). */
-export function IsMapOf(test: (v: unknown) => boolean, what: string, options?: ValidationOptions) {
+/** The OpenAPI schema of a map's values, for the CustomResourceDefinitions (see crd-schema.ts). */
+export interface MapValueSchema {
+  type: 'integer' | 'number' | 'string' | 'boolean';
+  minimum?: number;
+  maximum?: number;
+}
+
+/** A map whose values pass `test` (e.g. WorkloadEntry port names to numbers); `values` describes them for the CRDs. */
+export function IsMapOf(test: (v: unknown) => boolean, what: string, values: MapValueSchema, options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
       name: 'isMapOf',
       target: target.constructor,
       propertyName,
+      constraints: [values],
       options: { message: (a: ValidationArguments) => `${a.property} must map names to ${what}`, ...options },
       validator: {
         validate: (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(test),

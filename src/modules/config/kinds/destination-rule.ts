@@ -35,7 +35,7 @@ export class ConsistentHashLB {
 export class LocalityDistribute {
   @IsString() from!: string;
   /** locality → weight (percent). */
-  @IsMapOf((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 100, 'weights from 0 to 100') to!: Record<string, number>;
+  @IsMapOf((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 100, 'weights from 0 to 100', { type: 'integer', minimum: 0, maximum: 100 }) to!: Record<string, number>;
 }
 
 export class LocalityFailover {

@@ -8,7 +8,7 @@ export class WorkloadEntrySpec {
   /** IP address, DNS name, or `unix://` socket path; may be empty when `network` says it is reached through a gateway. */
   @IsOptional() @IsString() address?: string;
   /** Service port name → port on this workload. */
-  @IsOptional() @IsMapOf((v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535, 'port numbers from 1 to 65535')
+  @IsOptional() @IsMapOf((v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535, 'port numbers from 1 to 65535', { type: 'integer', minimum: 1, maximum: 65535 })
   ports?: Record<string, number>;
   @IsOptional() @IsStringMap() labels?: Record<string, string>;
   @IsOptional() @IsString() network?: string;

@@ -13,7 +13,7 @@ export const EnvoyEnum = {
   DiscoveryType: { STATIC: 0, STRICT_DNS: 1, LOGICAL_DNS: 2, EDS: 3, ORIGINAL_DST: 4 },
   LbPolicy: { ROUND_ROBIN: 0, LEAST_REQUEST: 1, RING_HASH: 2, RANDOM: 3, MAGLEV: 5, CLUSTER_PROVIDED: 6 },
   DnsLookupFamily: { V4_ONLY: 1 },
-  HealthStatus: { HEALTHY: 1 },
+  HealthStatus: { HEALTHY: 1, UNHEALTHY: 2, DRAINING: 3 },
   Denominator: { HUNDRED: 0, TEN_THOUSAND: 1, MILLION: 2 },
   HeaderAppendAction: { APPEND_IF_EXISTS_OR_ADD: 0, OVERWRITE_IF_EXISTS_OR_ADD: 2 },
   TrafficDirection: { INBOUND: 1, OUTBOUND: 2 },

@@ -55,7 +55,7 @@ export function loadAssignmentOf(clusterName: string, endpoints: readonly Servic
     if (!ep.address) continue;
     const lbEndpoint: Obj = {
       endpoint: { address: endpointAddress(ep.address, ep.port) },
-      health_status: EnvoyEnum.HealthStatus.HEALTHY,
+      health_status: EnvoyEnum.HealthStatus[ep.health ?? 'HEALTHY'],
       load_balancing_weight: { value: ep.weight },
     };
     for (const c of contributors ?? []) c.patchEndpoint(lbEndpoint, ep);

@@ -1,0 +1,40 @@
+/** An answer of the orchestrator API other than success: its HTTP status and the Status message. */
+export class OrchApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    /** The Status `reason` (`Expired`, `NotFound`, ...), when the server gave one. */
+    readonly reason?: string,
+  ) {
+    super(message);
+    this.name = 'OrchApiError';
+  }
+}
+
+/**
+ * The HTTP status behind an error from any part of the client: our own requests, the library's
+ * typed APIs (ApiException.code) and its Watch (statusCode); undefined for network errors.
+ */
+export function statusCodeOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { statusCode?: unknown; code?: unknown };
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  if (typeof e.code === 'number') return e.code;
+  return undefined;
+}
+
+/** The answer body as an API Status, when it is one: its message and reason. */
+export function errorFromStatus(statusCode: number, body: string, what: string): OrchApiError {
+  let message = body.trim().slice(0, 300) || `HTTP ${statusCode}`;
+  let reason: string | undefined;
+  try {
+    const status = JSON.parse(body) as { kind?: string; message?: unknown; reason?: unknown };
+    if (status && status.kind === 'Status') {
+      if (typeof status.message === 'string' && status.message) message = status.message;
+      if (typeof status.reason === 'string') reason = status.reason;
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, say): the start of the text says enough.
+  }
+  return new OrchApiError(statusCode, `${what}: ${statusCode}${reason ? ` ${reason}` : ''}: ${message}`, reason);
+}
