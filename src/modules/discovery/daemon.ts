@@ -53,13 +53,14 @@ export class Daemon {
 
   async start(): Promise<void> {
     const log = this.logging.scope('default');
-    const mesh = this.meshConfig.current();
-    log.info(`mesh config: trust domain ${mesh.trustDomain}, root namespace ${mesh.rootNamespace}`);
     // HTTP first, so /ready can say "not ready" while config loads.
     log.info(`HTTP discovery listening on ${formatListenAddress(await this.http.start())}`);
     log.info(`monitoring listening on ${formatListenAddress(await this.monitoring.start())}`);
 
     await this.sources.start();
+    // After the sources: the orchestrator's mesh ConfigMap is a layer of the mesh config.
+    const mesh = this.meshConfig.current();
+    log.info(`mesh config: trust domain ${mesh.trustDomain}, root namespace ${mesh.rootNamespace}`);
     const firstPush = this.coordinator.start((push, change, at) => {
       if (this.keySetsFollowPushes) this.keySets.pushContextBuilt(push);
       this.xds.pushAll(push, change, at);

@@ -90,8 +90,9 @@ export class MeshConfig {
 }
 
 /**
- * The live mesh networks (`--networksConfig`): default networks (none) when the file is
- * absent; watched, checked and kept like the mesh config.
+ * The live mesh networks (`--networksConfig`, then the `meshNetworks` key of the orchestrator
+ * ConfigMap, which replaces it): default networks (none) when neither is there; watched,
+ * checked and kept like the mesh config.
  */
 @injectable()
 export class MeshNetworks {
@@ -109,7 +110,7 @@ export class MeshNetworks {
     })({
       what: 'mesh networks',
       defaults: DEFAULT_MESH_NETWORKS,
-      order: ['file'],
+      order: ['file', 'configmap'],
       parse: (text, where) => {
         const { values, warnings } = parseMeshNetworks(text, where);
         return { layer: values, warnings };
@@ -126,6 +127,10 @@ export class MeshNetworks {
 
   onChange(listener: ChangeListener<MeshNetworksValues>): () => void {
     return this.config.onChange(listener);
+  }
+
+  setLayer(name: MeshConfigLayerName, text: string | undefined, where: string): { ok: true } | { ok: false; error: string } {
+    return this.config.setLayer(name, text, where);
   }
 
   watch(): void {
