@@ -4,6 +4,7 @@
  * CA_TRUSTED_NODE_ACCOUNTS. Values the type check lets through but the CA cannot use are
  * errors naming the setting.
  */
+import { DEFAULT_MESH_CONFIG } from '../../mesh-config/values';
 import { Settings } from '../../settings';
 import { CertificateAuthorityOptions } from './authority';
 import { TokenKeySource } from './authn/jwt-authenticator';
@@ -46,7 +47,8 @@ export interface CaOptions {
   };
 }
 
-export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
+/** Without a trust domain given: the mesh config's default. */
+export const DEFAULT_TRUST_DOMAIN = DEFAULT_MESH_CONFIG.trustDomain;
 
 /** @throws Error naming the setting whose value the CA cannot use. */
 export function caOptionsFrom(settings: Settings, overrides: CaOverrides = {}): CaOptions {
