@@ -58,7 +58,7 @@ export class MeshAuthzOptions implements AuthzContributorOptions {
   }
 }
 
-/** The live mesh config's trustDomain and enableAutoMtls; the ALPN protocols enabled plugins offer on mesh mTLS. */
+/** The live mesh config's trustDomain, enableAutoMtls and meshMTLS; the ALPN protocols enabled plugins offer on mesh mTLS. */
 @injectable()
 export class MeshMtlsOptions implements MtlsOptions {
   readonly leadingAlpns: readonly string[];
@@ -76,6 +76,11 @@ export class MeshMtlsOptions implements MtlsOptions {
 
   get enableAutoMtls(): boolean {
     return this.mesh.current().enableAutoMtls;
+  }
+
+  /** `meshMTLS.minProtocolVersion`: TLS_AUTO means TLS 1.2, as the incumbent reads it. */
+  get minProtocolVersion(): 'TLSV1_2' | 'TLSV1_3' {
+    return this.mesh.current().meshMTLS.minProtocolVersion === 'TLSV1_3' ? 'TLSV1_3' : 'TLSV1_2';
   }
 }
 

@@ -139,3 +139,26 @@ describe('the live mesh config', () => {
     expect(Object.keys(networks.current().networks)).to.deep.equal(['a']);
   });
 });
+
+describe('the options the daemon builds config with follow the live mesh config', () => {
+  it('trust domain, aliases, auto mTLS, meshMTLS and path normalization change with a layer, without a new container', async () => {
+    const { createContainer } = await import('../../../src/container');
+    const { MtlsOptionsToken } = await import('../../../src/modules/security/mtls');
+    const { AuthzOptionsToken } = await import('../../../src/modules/security/authz');
+    const { SidecarGeneratorOptionsToken } = await import('../../../src/modules/generators/sidecar');
+    const { REPO_ROOT } = await import('../../helpers/run-cli');
+    const { container } = createContainer({ program: 'pilot-discovery', env: {}, cwd: REPO_ROOT });
+    const mesh = container.get(MeshConfig);
+    const mtls = container.get<{ trustDomain: string; enableAutoMtls: boolean; minProtocolVersion: string }>(MtlsOptionsToken);
+    const authz = container.get<{ trustDomain: string; trustDomainAliases: readonly string[] }>(AuthzOptionsToken);
+    const sidecar = container.get<{ pathNormalization: string }>(SidecarGeneratorOptionsToken);
+    const now = () => [mtls.trustDomain, mtls.enableAutoMtls, mtls.minProtocolVersion, authz.trustDomain, authz.trustDomainAliases, sidecar.pathNormalization];
+    expect(now()).to.deep.equal(['cluster.local', true, 'TLSV1_2', 'cluster.local', [], 'BASE']);
+    mesh.setLayer(
+      'configmap',
+      'trustDomain: td1\ntrustDomainAliases: [td0]\nenableAutoMtls: false\nmeshMTLS: { minProtocolVersion: TLSV1_3 }\npathNormalization: { normalization: NONE }\n',
+      'ConfigMap x/mesh key mesh',
+    );
+    expect(now()).to.deep.equal(['td1', false, 'TLSV1_3', 'td1', ['td0'], 'NONE']);
+  });
+});
