@@ -1,11 +1,12 @@
 /**
- * CUSTOM AuthorizationPolicy end to end: the daemon reads an HTTP external authorizer from
+ * CUSTOM AuthorizationPolicy end to end: the daemon reads an HTTP (then a gRPC) external authorizer from
  * its `--meshConfig` extensionProviders and generates the shadow RBAC + ext_authz filters; the
  * agent's built-in proxy checks real requests against a real HTTP authorization server
  * (reached through the provider's outbound cluster) before they reach the app. The mesh
  * config file is changed while everything runs (failOpen, statusOnError, providers), and the
  * proxy follows without a restart.
  */
+import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -18,6 +19,7 @@ import { httpGet, metricValue } from '../../helpers/http';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { eventually } from '../../helpers/jwt';
 import { workloadServiceYaml } from '../../helpers/push';
+import { authorizationServiceDefinition } from '../../../src/plugins/ext-authz/grpc-check';
 
 const IP = '127.0.0.81';
 const AUTHZ_IP = '127.0.0.82';
@@ -205,5 +207,95 @@ describe('CUSTOM authorization through an HTTP ext_authz server, end to end thro
     await daemon.waitForLog(/failed to process CUSTOM action for provider ghost, will generate deny configs: failed to parse extension provider "ghost": could not find service ghost.foo.svc.cluster.local:80/, 10_000);
     expect(await statusOf('/custom', 'allow')).to.equal(403);
     expect(metricValue(await httpGet(daemon.monitoringPort, '/metrics'), 'provider_lookup_cluster_failures', { provider: 'ghost' })).to.be.greaterThan(0);
+  });
+});
+
+describe('CUSTOM authorization through a gRPC ext_authz server (Authorization/Check), end to end through the built-in proxy', function () {
+  this.timeout(60_000);
+  const GRPC_IP = '127.0.0.84';
+  const GRPC_AUTHZ_IP = '127.0.0.85';
+  const PORT = 28413;
+  const GRPC_AUTHZ_PORT = 28414;
+  const host = `httpbin.foo.svc.cluster.local:${PORT}`;
+  let dir: string;
+  let app: HttpApp;
+  let server: grpc.Server;
+  const checks: Record<string, any>[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let daemon: RunningDaemon;
+  let agent: RunningAgent;
+  const call = (p: string, verdict?: string) => request(GRPC_IP, PORT, p, { host, ...(verdict ? { 'x-ext-authz': verdict } : {}) });
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-ext-authz-grpc-'));
+    fs.mkdirSync(path.join(dir, 'config'));
+    app = await startHttpApp('httpbin');
+    server = new grpc.Server();
+    server.addService(authorizationServiceDefinition(), {
+      Check: (callObj: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<object>) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+        checks.push(callObj.request);
+        const verdict = callObj.request.attributes?.request?.http?.headers?.['x-ext-authz'];
+        if (verdict === 'allow') {
+          callback(null, {
+            status: { code: 0 },
+            ok_response: { headers: [{ header: { key: 'x-ext-authz-check-result', value: 'allowed' } }], response_headers_to_add: [{ header: { key: 'x-authz-note', value: 'checked' } }] },
+          });
+        } else {
+          callback(null, { status: { code: 7 }, denied_response: { status: { code: 401 }, headers: [{ header: { key: 'x-ext-authz-check-result', value: 'denied' } }], body: 'denied over gRPC' } });
+        }
+      },
+    });
+    const grpcPort = await new Promise<number>((resolve, reject) => server.bindAsync(`${GRPC_AUTHZ_IP}:0`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+    fs.writeFileSync(
+      path.join(dir, 'mesh.yaml'),
+      `extensionProviders: [{ name: ext-authz-grpc, envoyExtAuthzGrpc: { service: authz-grpc.foo.svc.cluster.local, port: ${GRPC_AUTHZ_PORT}, timeout: 1s } }]\n`,
+    );
+    fs.writeFileSync(
+      path.join(dir, 'config', 'services.yaml'),
+      `${workloadServiceYaml({ namespace: 'foo', name: 'httpbin', address: GRPC_IP, ports: [`{ number: ${PORT}, name: http, protocol: HTTP, targetPort: ${app.port} }`] })}---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: authz-grpc, namespace: foo }
+spec:
+  hosts: [authz-grpc.foo.svc.cluster.local]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  ports: [{ number: ${GRPC_AUTHZ_PORT}, name: grpc, protocol: GRPC, targetPort: ${grpcPort} }]
+  endpoints: [{ address: ${GRPC_AUTHZ_IP} }]
+`,
+    );
+    fs.writeFileSync(path.join(dir, 'config', 'policy.yaml'), customPolicy('ext-authz-grpc'));
+    daemon = await startDaemon(['--configDir', path.join(dir, 'config'), '--meshConfig', path.join(dir, 'mesh.yaml')], { PILOT_DEBOUNCE_AFTER: '10ms', PILOT_DEBOUNCE_MAX: '100ms' });
+    agent = await startAgent({ grpcPort: daemon.grpcPort, instanceIp: GRPC_IP, namespace: 'foo', labels: { app: 'httpbin', version: 'v1' } });
+    await agent.waitForLog(/built-in proxy ready/, 10_000);
+  });
+  after(async () => {
+    await agent?.stop();
+    await daemon?.stop();
+    await app?.close();
+    server?.forceShutdown();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('OK: the request reaches the app with the OkHttpResponse headers, and the client gets response_headers_to_add; the check carries the request attributes', async () => {
+    const answer = await call('/custom/a?b=c', 'allow');
+    expect([answer.status, answer.body]).to.deep.equal([200, 'httpbin GET /custom/a?b=c']);
+    expect(answer.headers['x-authz-note']).to.equal('checked');
+    expect(app.requests[app.requests.length - 1].headers['x-ext-authz-check-result']).to.equal('allowed');
+    const http = checks[checks.length - 1].attributes.request.http;
+    expect([http.method, http.path, http.host, http.headers['x-ext-authz']]).to.deep.equal(['GET', '/custom/a?b=c', host, 'allow']);
+    expect(checks[checks.length - 1].attributes.destination.address.socket_address).to.deep.equal({ address: GRPC_IP, port_value: PORT });
+  });
+
+  it('denied: the DeniedHttpResponse status, headers and body reach the client; paths the policy does not select are not checked', async () => {
+    const denied = await call('/custom', 'deny');
+    expect([denied.status, denied.body, denied.headers['x-ext-authz-check-result']]).to.deep.equal([401, 'denied over gRPC', 'denied']);
+    const before = checks.length;
+    expect((await call('/public', 'deny')).status).to.equal(200);
+    expect(checks.length).to.equal(before);
+  });
+
+  it('the authorization server gone: 403 (no failOpen)', async () => {
+    server.forceShutdown();
+    expect((await call('/custom', 'allow')).status).to.equal(403);
   });
 });

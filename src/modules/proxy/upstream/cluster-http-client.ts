@@ -7,6 +7,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type * as tls from 'node:tls';
 import type { ClusterManager } from './cluster-manager';
 
 export interface ClusterRequest {
@@ -24,9 +25,19 @@ export interface ClusterResponse {
   body: Buffer;
 }
 
+/** An endpoint of a cluster as a filter's own client (gRPC) connects to it. */
+export interface ClusterTarget {
+  address: string;
+  port: number;
+  /** The cluster's TLS toward the endpoint (mesh mTLS); undefined for plain text. */
+  tls?: tls.ConnectionOptions;
+}
+
 /** What filters may use to reach a cluster (FilterContext.clusters). */
 export interface ClusterHttpClient {
   request(cluster: string, request: ClusterRequest): Promise<ClusterResponse>;
+  /** The next endpoint of the cluster, picked as the router picks one. @throws Error saying why there is none. */
+  target(cluster: string): ClusterTarget;
 }
 
 /** An answer bigger than this is an error: a check response is a status and a few headers. */
@@ -37,15 +48,26 @@ export class ClusterManagerHttpClient implements ClusterHttpClient {
 
   constructor(private readonly clusters: ClusterManager) {}
 
-  request(cluster: string, request: ClusterRequest): Promise<ClusterResponse> {
-    if (!this.clusters.cluster(cluster)) return Promise.reject(new Error(`cluster ${cluster} is not known`));
+  target(cluster: string): ClusterTarget {
+    if (!this.clusters.cluster(cluster)) throw new Error(`cluster ${cluster} is not known`);
     const endpoint = this.clusters.pick(cluster);
-    if (!endpoint) return Promise.reject(new Error(`no healthy upstream in cluster ${cluster}`));
-    const tls = this.clusters.transportFor(cluster, endpoint);
-    const tlsOptions = tls?.connectOptions();
-    if (tls && !tlsOptions) return Promise.reject(new Error(`TLS secrets of cluster ${cluster} are not ready`));
+    if (!endpoint) throw new Error(`no healthy upstream in cluster ${cluster}`);
+    const transport = this.clusters.transportFor(cluster, endpoint);
+    const tlsOptions = transport?.connectOptions();
+    if (transport && !tlsOptions) throw new Error(`TLS secrets of cluster ${cluster} are not ready`);
+    return { address: endpoint.address, port: endpoint.port, tls: tlsOptions };
+  }
+
+  request(cluster: string, request: ClusterRequest): Promise<ClusterResponse> {
+    let target: ClusterTarget;
+    try {
+      target = this.target(cluster);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const tlsOptions = target.tls;
     const headers = { ...request.headers, 'content-length': String(request.body?.length ?? 0) };
-    const base = { host: endpoint.address, port: endpoint.port, method: request.method, path: request.path, headers };
+    const base = { host: target.address, port: target.port, method: request.method, path: request.path, headers };
     return new Promise((resolve, reject) => {
       const req = tlsOptions ? https.request({ ...base, ...tlsOptions, agent: false }) : http.request({ ...base, agent: this.agent });
       const timer = setTimeout(() => req.destroy(new Error(`no answer from cluster ${cluster} within ${request.timeoutMs} ms`)), request.timeoutMs);
