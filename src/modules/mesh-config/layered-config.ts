@@ -24,6 +24,8 @@ export interface LayeredConfigSpec<V, L> {
   parse(text: string, where: string): { layer: L; warnings: string[] };
   merge(base: V, layer: L): V;
   log: ConfigLog;
+  /** The error a file that is there but unusable stops start-up with. */
+  startupError(message: string): Error;
 }
 
 export type ChangeListener<V> = (current: V, previous: V) => void;
@@ -33,6 +35,8 @@ export class LayeredConfig<V, L> {
   private value: V;
   private readonly listeners = new Set<ChangeListener<V>>();
   private readonly files = new Map<string, WatchedFile>();
+  /** What each file held when loaded: its watch reports changes from there. */
+  private readonly loaded = new Map<string, FileState>();
 
   constructor(private readonly spec: LayeredConfigSpec<V, L>) {
     this.value = spec.defaults;
@@ -82,7 +86,7 @@ export class LayeredConfig<V, L> {
    */
   loadFile(name: string, file: string, where: string, options: WatchedFileOptions): void {
     const state = readFileState(file, options.maxBytes);
-    if (state.kind === 'unreadable') throw this.startupError(`${where}: ${state.message}`);
+    if (state.kind === 'unreadable') throw this.spec.startupError(`${where}: ${state.message}`);
     if (state.kind === 'text') {
       const parsed = this.spec.parse(state.text, where);
       for (const w of parsed.warnings) this.spec.log.warn(w);
@@ -90,28 +94,16 @@ export class LayeredConfig<V, L> {
       this.recompute(false);
     }
     this.files.set(name, new WatchedFile(file, options, (s) => this.fileChanged(name, where, s)));
-    this.pendingInitial.set(name, state);
+    this.loaded.set(name, state);
   }
 
-  /** Starts watching the loaded files. */
-  watchFiles(): void {
-    for (const [name, watched] of this.files) watched.start(this.pendingInitial.get(name) ?? { kind: 'missing' });
+  /** Starts watching the loaded files (idempotent). */
+  watch(): void {
+    for (const [name, watched] of this.files) watched.start(this.loaded.get(name) ?? { kind: 'missing' });
   }
 
-  stopWatching(): void {
+  stop(): void {
     for (const watched of this.files.values()) watched.stop();
-  }
-
-  /** Reads the watched files now (tests and signals; events do the same after settling). */
-  checkFiles(): void {
-    for (const watched of this.files.values()) watched.check();
-  }
-
-  private readonly pendingInitial = new Map<string, FileState>();
-
-  /** Subclasses make start-up errors their own UserError type. */
-  protected startupError(message: string): Error {
-    return new Error(message);
   }
 
   private fileChanged(name: string, where: string, state: FileState): void {

@@ -4,9 +4,8 @@
  * from) and the gateways that reach each network from the others.
  */
 import { BlockList, isIP } from 'node:net';
-import { DEFAULT_CONFIG_FILE_LIMITS, parseConfigDocuments } from '../config';
-import { FieldReader, fieldPath, isMapping, Mapping, MeshConfigError } from './fields';
-import { MESH_CONFIG_MAX_BYTES } from './parse';
+import { FieldReader, fieldPath, Mapping } from './fields';
+import { documentOf } from './parse';
 import { deepFreeze } from './values';
 
 /** How a network claims endpoints: by address range, or every endpoint of a registry (cluster ID). */
@@ -35,19 +34,8 @@ export const DEFAULT_MESH_NETWORKS: MeshNetworksValues = deepFreeze({ networks: 
 /** Parses a MeshNetworks document; throws MeshConfigError naming `where` and the field. */
 export function parseMeshNetworks(text: string, where: string): { values: MeshNetworksValues; warnings: string[] } {
   const fields = new FieldReader(where);
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length > MESH_CONFIG_MAX_BYTES) throw new MeshConfigError(`${where}: ${bytes.length} bytes is more than the ${MESH_CONFIG_MAX_BYTES} a networks config may have`);
-  const parsed = parseConfigDocuments(where, bytes, { ...DEFAULT_CONFIG_FILE_LIMITS, maxBytes: MESH_CONFIG_MAX_BYTES, maxDocuments: 2 });
-  if (parsed.issues.length > 0) {
-    const issue = parsed.issues[0];
-    const line = issue.location.line !== undefined ? `line ${issue.location.line}: ` : '';
-    throw new MeshConfigError(`${where}: not valid YAML: ${line}${issue.message.split('\n')[0]}`);
-  }
-  const docs = parsed.documents.filter((d) => d.value !== null && d.value !== undefined);
-  if (docs.length === 0) return { values: DEFAULT_MESH_NETWORKS, warnings: [] };
-  if (docs.length > 1) throw new MeshConfigError(`${where}: holds ${docs.length} YAML documents; a networks config is one`);
-  if (!isMapping(docs[0].value)) throw new MeshConfigError(`${where}: must be a mapping (networks: {<name>: ...})`);
-  const doc = docs[0].value;
+  const doc = documentOf(text, where, 'a mapping (networks: {<name>: ...})');
+  if (doc === undefined) return { values: DEFAULT_MESH_NETWORKS, warnings: [] };
   const networks: Record<string, MeshNetwork> = {};
   const map = fields.mapping(doc.networks, 'networks', 'a mapping of network names to networks') ?? {};
   for (const [name, value] of Object.entries(map)) networks[name] = networkOf(value, fields, fieldPath('networks', name));

@@ -94,8 +94,11 @@ export function parseProxyConfig(text: string, where: string, base: ProxyConfig)
   return { config: mergeProxyConfig(base, parseProxyConfigPatch(doc, fields, '')), warnings: fields.warnings };
 }
 
-/** The document's mapping, or undefined for an empty document; YAML limits guard against hostile text. */
-function documentOf(text: string, where: string, what = 'a mapping of mesh config fields'): Mapping | undefined {
+/**
+ * The one YAML (or JSON) document of `text` as a mapping, or undefined when empty; the
+ * config files' YAML limits guard against hostile text. Throws MeshConfigError naming `where`.
+ */
+export function documentOf(text: string, where: string, what = 'a mapping of mesh config fields'): Mapping | undefined {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length > MESH_CONFIG_MAX_BYTES) throw new MeshConfigError(`${where}: ${bytes.length} bytes is more than the ${MESH_CONFIG_MAX_BYTES} a mesh config may have`);
   const parsed = parseConfigDocuments(where, bytes, { ...DEFAULT_CONFIG_FILE_LIMITS, maxBytes: MESH_CONFIG_MAX_BYTES, maxDocuments: 2 });

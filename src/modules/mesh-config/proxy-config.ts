@@ -185,7 +185,9 @@ function tracingOf(raw: unknown, fields: FieldReader, path: string): ProxyTracin
     } else if (kind === 'zipkin' || kind === 'datadog' || kind === 'lightstep') {
       fields.fail(fieldPath(tp, 'address'), 'is required');
     }
-    if (kind === 'lightstep') fields.string(settings.accessToken, fieldPath(tp, 'accessToken'), { nonEmpty: true }) ?? fields.fail(fieldPath(tp, 'accessToken'), 'is required');
+    if (kind === 'lightstep' && fields.string(settings.accessToken, fieldPath(tp, 'accessToken'), { nonEmpty: true }) === undefined) {
+      fields.fail(fieldPath(tp, 'accessToken'), 'is required');
+    }
     out.tracer = { kind, address, settings };
   }
   fields.unknownFields(t, path, new Set(['sampling', 'maxPathTagLength', 'customTags', 'tlsSettings', ...TRACERS]), new Set(['enableIstioTags']));

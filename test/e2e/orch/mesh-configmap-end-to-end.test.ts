@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
 import { RunningDaemon } from '../../helpers/daemon';
 import { kubectl, OrchWorld, startOrchDaemon, startOrchWorld } from '../../helpers/orch-mesh';
+import { principalNames } from '../../helpers/rbac';
 
 const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
 const NDS = 'type.googleapis.com/mesh.networking.nds.v1.NameTable';
@@ -54,23 +55,6 @@ function configMap(data: Record<string, string>): string {
   return `${JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh', namespace: 'mesh-system' }, data })}\n`;
 }
 
-/** The principals of the allow-bar rule in the listener's RBAC filter. */
-function principals(listener: unknown): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
-    if (!v || typeof v !== 'object') return;
-    for (const [k, x] of Object.entries(v)) {
-      if (k === 'principal_name') {
-        const exact = (x as { exact?: string }).exact;
-        if (exact && !out.includes(exact)) out.push(exact);
-      } else walk(x);
-    }
-  };
-  walk(listener);
-  return out;
-}
-
 describe('the mesh ConfigMap and mesh networks on the orchestrator (end to end)', function () {
   this.timeout(60_000);
   let world: OrchWorld;
@@ -108,7 +92,7 @@ describe('the mesh ConfigMap and mesh networks on the orchestrator (end to end)'
     while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) last = await read();
     return last;
   }
-  const principalsBecome = (expected: string[]) => until(async () => principals(await nextListener()), expected);
+  const principalsBecome = (expected: string[]) => until(async () => principalNames(await nextListener()), expected);
   const nameTableBecomes = (expected: string[]) => until(nextNameTable, expected);
 
   async function nextNameTable(): Promise<string[]> {
@@ -121,7 +105,7 @@ describe('the mesh ConfigMap and mesh networks on the orchestrator (end to end)'
 
   it('the ConfigMap wins over the file from the first push', async () => {
     xds.send({ type_url: LDS });
-    expect(principals(await nextListener())).to.deep.equal(['spiffe://cm.example/ns/foo/sa/bar', 'spiffe://cluster.local/ns/foo/sa/bar']);
+    expect(principalNames(await nextListener())).to.deep.equal(['spiffe://cm.example/ns/foo/sa/bar', 'spiffe://cluster.local/ns/foo/sa/bar']);
     expect(daemon.output()).to.match(/mesh config: trust domain cm\.example, root namespace mesh-system/);
   });
 

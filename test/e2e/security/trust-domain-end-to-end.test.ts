@@ -16,6 +16,7 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { JwksServer, SigningKey, signingKey, startJwksServer, token } from '../../helpers/jwt';
 import { workloadServiceYaml } from '../../helpers/push';
 import { makeCsr } from '../../modules/security/ca/helpers';
+import { principalsByPolicy } from '../../helpers/rbac';
 
 const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
 const ORCH_ISSUER = 'https://orch.test';
@@ -38,27 +39,6 @@ spec:
   action: DENY
   rules: [{ from: [{ source: { principals: ["elsewhere.org/ns/bad/sa/x"] } }] }]
 `;
-
-/** Every principal_name.exact of the listener's RBAC filters, by policy name, in order (each chain of the listener has the same filters). */
-function principalsByPolicy(listener: Record<string, unknown>): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  const walk = (value: unknown, policy: string | undefined): void => {
-    if (Array.isArray(value)) return value.forEach((v) => walk(v, policy));
-    if (!value || typeof value !== 'object') return;
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'policies' && v && typeof v === 'object') {
-        for (const [name, p] of Object.entries(v)) walk(p, name);
-      } else if (k === 'principal_name' && policy) {
-        const exact = (v as { exact?: string }).exact;
-        if (exact && !(out[policy] ??= []).includes(exact)) out[policy].push(exact);
-      } else {
-        walk(v, policy);
-      }
-    }
-  };
-  walk(listener, undefined);
-  return out;
-}
 
 describe('trust domain and aliases from --meshConfig: RBAC principals and issued SPIFFE IDs, live (end to end)', function () {
   this.timeout(60_000);
