@@ -16,8 +16,10 @@ import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
 import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
+import { leaderElectionModule } from './modules/leader-election';
 import { loggingModule } from './modules/logging';
 import { meshConfigModule } from './modules/mesh-config';
+import { injectModule } from './modules/inject';
 import { monitoringModule } from './modules/monitoring';
 import { orchModule } from './modules/orch';
 import {
@@ -35,6 +37,7 @@ import {
 import { proxyModule } from './modules/proxy/module';
 import { registryModule } from './modules/registry';
 import { securityModule } from './modules/security';
+import { webhookModule } from './modules/webhook';
 import { Environment, Settings, settingsModule } from './modules/settings';
 import { Program } from './modules/settings/types';
 
@@ -76,6 +79,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     proxyModule(),
     agentModule(),
     meshConfigModule(),
+    injectModule(),
     monitoringModule(),
     orchModule(),
     registryModule(),
@@ -83,6 +87,8 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     generatorsModule(),
     xdsModule(),
     debugModule(),
+    leaderElectionModule(),
+    webhookModule(),
     discoveryModule(),
     pluginsModule(plugins),
     cliModule(),

@@ -17,7 +17,7 @@ import { Settings, SettingsToken } from '../settings';
 import { MeshConfig, MeshNetworks } from '../mesh-config';
 import { DaemonFlags, DaemonFlagsToken, DaemonStartError } from './daemon-flags';
 import { MeshConfigMapSource } from './mesh-configmap';
-import { ORCH_RESYNC_MS, systemNamespaceOf } from './orch-options';
+import { ORCH_RESYNC_MS, orchestratorConfigured, systemNamespaceOf } from './orch-options';
 
 /** How often the daemon says what it still waits for while the orchestrator's first lists are not in. */
 const WAIT_LOG_INTERVAL_MS = 5000;
@@ -55,7 +55,7 @@ export class DaemonConfigSources {
   /** Loads the directory and the orchestrator's objects into the store; resolves once all are in. */
   async start(): Promise<void> {
     this.stopped = false;
-    const orchestrator = this.orchestratorConfigured();
+    const orchestrator = orchestratorConfigured(this.flags, this.settings);
     if (orchestrator) this.startOrchestrator();
     else if (this.registries.has('Orch')) this.warnNoOrchestrator();
     if (this.flags.configDir) await this.startFiles();
@@ -74,11 +74,6 @@ export class DaemonConfigSources {
   /** Each file under `--configDir` and what became of it (the /debug/config_files page). */
   status(): FileStatus[] {
     return this.fileSource?.status() ?? [];
-  }
-
-  /** `--orchconfig` given, or running in a cluster (ORCH_SERVICE_HOST set). */
-  private orchestratorConfigured(): boolean {
-    return this.flags.orchconfig !== '' || (this.settings.string('ORCH_SERVICE_HOST') ?? '') !== '';
   }
 
   private async startFiles(): Promise<void> {

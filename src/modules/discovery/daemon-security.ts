@@ -43,6 +43,7 @@ export class DaemonSecurity {
   private renewTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly certListeners = new Set<(m: ServerKeyMaterial) => void>();
+  private readonly rootListeners = new Set<() => void>();
 
   private readonly log: ScopedLogger;
   private readonly registry: Registry;
@@ -106,6 +107,21 @@ export class DaemonSecurity {
     return this.ca ? this.ca.rootCertificates().join('') : this.flags.caCertFile ? fs.readFileSync(this.flags.caCertFile, 'utf8') : '';
   }
 
+  /**
+   * The roots that verify the HTTPS address's certificate, which the webhook configurations
+   * carry as caBundle: the mounted --caCertFile with mounted certificates, else the mesh roots.
+   */
+  servingRootsPem(): string {
+    if (this.flags.tlsCertFile && this.flags.caCertFile) return fs.readFileSync(this.flags.caCertFile, 'utf8');
+    return this.rootsPem();
+  }
+
+  /** Called after the mesh roots change (root rotation), once they are published; returns the unsubscribe. */
+  onRootsChanged(listener: () => void): () => void {
+    this.rootListeners.add(listener);
+    return () => this.rootListeners.delete(listener);
+  }
+
   private async startCa(): Promise<void> {
     let options: CaOptions | undefined;
     try {
@@ -132,6 +148,7 @@ export class DaemonSecurity {
         this.log.info('the mesh roots changed: publishing them and renewing the daemon certificate');
         this.publishRoots();
         void this.renewServing();
+        for (const l of this.rootListeners) l();
       }),
     );
   }

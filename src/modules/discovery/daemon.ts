@@ -6,12 +6,16 @@ import { Logging, LoggingToken } from '../logging';
 import { MeshConfig, MeshNetworks } from '../mesh-config';
 import { PushContext } from '../model/push-context';
 import { DaemonMetrics, formatListenAddress, MonitoringServer } from '../monitoring';
+import { SingletonControllers } from '../leader-election';
 import { DaemonKeySets } from '../security/authn';
+import { Settings, SettingsToken } from '../settings';
 import { XdsServer } from '../xds/server';
+import { WorkloadAutoRegistration } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { DaemonAddresses, DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { DaemonSecurity } from './daemon-security';
 import { DaemonHttpsServer } from './https-server';
+import { orchestratorConfigured } from './orch-options';
 import { PushCoordinator } from './push-coordinator';
 import { DaemonReadiness } from './readiness';
 
@@ -49,6 +53,9 @@ export class Daemon {
     @inject(DaemonSecurity) private readonly security: DaemonSecurity,
     @inject(XdsServer) private readonly xds: XdsServer,
     @inject(DaemonHttpsServer) private readonly https: DaemonHttpsServer,
+    @inject(SingletonControllers) private readonly singletons: SingletonControllers,
+    @inject(SettingsToken) private readonly settings: Settings,
+    @inject(WorkloadAutoRegistration) private readonly autoRegistration: WorkloadAutoRegistration,
   ) {}
 
   async start(): Promise<void> {
@@ -78,6 +85,9 @@ export class Daemon {
     });
     log.info(`xDS (gRPC) listening on ${formatListenAddress({ host: grpcAddress.host, port: grpcPort })}`);
     await this.startSecureAddresses();
+    // After the HTTPS address: the leader patches webhook configurations to point at it.
+    if (orchestratorConfigured(this.flags, this.settings)) await this.singletons.start();
+    this.autoRegistration.start();
 
     this.readiness.set(true);
     const startup = this.metrics.markReady();
@@ -89,10 +99,13 @@ export class Daemon {
     const log = this.logging.scope('default');
     this.readiness.set(false);
     log.info(`shutting down (grace ${this.flags.shutdownDurationMs} ms)`);
+    // First, while the orchestrator client still works: the controllers end their writes, then the Leases are released.
+    await this.singletons.stop();
     this.sources.stop();
     for (const stop of this.unwatchMesh.splice(0)) stop();
     this.meshConfig.stop();
     this.meshNetworks.stop();
+    this.autoRegistration.stop();
     this.unwatchPolicies?.();
     this.keySets.stop();
     this.coordinator.stop();

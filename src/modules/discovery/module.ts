@@ -4,7 +4,11 @@ import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
 import { OrchClientOptionsToken } from '../orch';
 import { OrchRegistryOptionsToken, RegistryOptionsToken } from '../registry';
+import { LeaderElectionOptionsToken } from '../leader-election';
+import { MeshRootsToken, WebhookOptionsToken } from '../webhook';
 import { XdsServerOptionsToken } from '../xds/server';
+import { XdsConnectionListener } from '../xds/connection-listener';
+import { AutoRegistrationMetrics, OrchWorkloadEntryApiSource, WorkloadAutoRegistration, WorkloadEntryApiSourceToken } from './autoregistration';
 import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
@@ -17,6 +21,7 @@ import { PushOptionsFromSettings } from './pipeline-options';
 import { PushCoordinator, PushCoordinatorOptionsToken, PushPipelineObserverToken } from './push-coordinator';
 import { DaemonReadiness } from './readiness';
 import { DebugServerOptionsFromSettings, MonitoringOptionsFromSettings } from './server-options';
+import { DaemonMeshRoots, LeaderElectionOptionsFromFlags, WebhookOptionsFromFlags } from './webhook-options';
 import { XdsServerOptionsFromSettings } from './xds-server';
 
 /**
@@ -47,6 +52,17 @@ export function discoveryModule(): ContainerModule {
     bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
     bind(MonitoringServer).toSelf().inSingletonScope();
     bind(DaemonHttpsServer).toSelf().inSingletonScope();
+
+    // Webhooks and the singleton controllers (trust plumbing) on the orchestrator.
+    bind(WebhookOptionsToken).to(WebhookOptionsFromFlags).inSingletonScope();
+    bind(LeaderElectionOptionsToken).to(LeaderElectionOptionsFromFlags).inSingletonScope();
+    bind(MeshRootsToken).to(DaemonMeshRoots).inSingletonScope();
+
+    // Proxies that register themselves from a WorkloadGroup.
+    bind(AutoRegistrationMetrics).toSelf().inSingletonScope();
+    bind(WorkloadEntryApiSourceToken).to(OrchWorkloadEntryApiSource).inSingletonScope();
+    bind(WorkloadAutoRegistration).toSelf().inSingletonScope();
+    bind(XdsConnectionListener).toService(WorkloadAutoRegistration);
 
     bind(DaemonToken).to(Daemon).inSingletonScope();
   });

@@ -26,6 +26,11 @@ export class OrchClientOptionsFromFlags implements OrchClientOptions {
   }
 }
 
+/** `--orchconfig` given, or running in a cluster (ORCH_SERVICE_HOST set). */
+export function orchestratorConfigured(flags: DaemonFlags, settings: Settings): boolean {
+  return flags.orchconfig !== '' || (settings.string('ORCH_SERVICE_HOST') ?? '') !== '';
+}
+
 /** The daemon's namespace: `--namespace` when given, else POD_NAMESPACE (default mesh-system). */
 export function systemNamespaceOf(flags: DaemonFlags, settings: Settings): string {
   return flags.namespace || settings.string('POD_NAMESPACE') || 'mesh-system';

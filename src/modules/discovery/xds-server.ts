@@ -1,11 +1,13 @@
 import * as os from 'node:os';
-import { inject, injectable } from 'inversify';
+import { inject, injectable, named } from 'inversify';
 import { XdsGenerators } from '../generators';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { XdsGenerator } from '../model/generator';
 import { PushContext } from '../model/push-context';
 import { DaemonMetrics } from '../monitoring';
+import { ContributionProvider } from '../plugins/contribution-provider';
 import { Settings, SettingsToken } from '../settings';
+import { XdsConnectionListener } from '../xds/connection-listener';
 import { XdsObserver } from '../xds/observer';
 import { pushThrottleFrom } from '../xds/push-queue';
 import { requestsPerSecondFrom } from '../xds/rate-limiter';
@@ -34,6 +36,7 @@ export class XdsServerOptionsFromSettings implements XdsServerOptions {
   readonly logger: ScopedLogger;
   readonly observer: XdsObserver;
   readonly currentPush: () => PushContext | undefined;
+  readonly connectionListeners: readonly XdsConnectionListener[];
 
   constructor(
     @inject(XdsGenerators) generators: XdsGenerators,
@@ -42,6 +45,7 @@ export class XdsServerOptionsFromSettings implements XdsServerOptions {
     @inject(LoggingToken) logging: Logging,
     @inject(DaemonMetrics) metrics: DaemonMetrics,
     @inject(PushCoordinator) coordinator: PushCoordinator,
+    @inject(ContributionProvider) @named(XdsConnectionListener) listeners: ContributionProvider<XdsConnectionListener>,
   ) {
     this.generators = generators.byName;
     this.deltaEnabled = settings.bool('MESH_DELTA_XDS');
@@ -56,5 +60,6 @@ export class XdsServerOptionsFromSettings implements XdsServerOptions {
     this.logger = logging.scope('ads');
     this.observer = metricsObserver(metrics);
     this.currentPush = () => coordinator.currentPush();
+    this.connectionListeners = listeners.getContributions();
   }
 }

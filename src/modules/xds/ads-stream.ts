@@ -4,6 +4,7 @@ import { PushContext } from '../model/push-context';
 import { PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import type { AdsCall } from './ads-service';
 import { WatchState, XdsConnection } from './connection';
+import { XdsConnectionListener } from './connection-listener';
 import { XdsObserver } from './observer';
 import { mergeChanges, planPush } from './push-plan';
 import { PushQueue } from './push-queue';
@@ -25,6 +26,8 @@ export interface StreamOptions {
   observer: XdsObserver;
   /** The current push context; undefined until the first one is built (requests then wait). */
   currentPush: () => PushContext | undefined;
+  /** Told of every admitted stream and its close. */
+  connectionListeners?: readonly XdsConnectionListener[];
 }
 
 /** What all streams of one server share. */

@@ -67,6 +67,7 @@ export class OpenStreams {
       this.services.options.observer.connections(-1);
       for (const [typeUrl, w] of stream.conn.watched) if (w.rejected) this.services.options.observer.rejectCleared(SHORT_TYPE[typeUrl], stream.conn.proxy.id);
       log.info(`closed connection for node:${stream.conn.proxy.id}`);
+      this.tellListeners('disconnected', stream.conn);
     };
     call.on('end', () => {
       close();
@@ -104,6 +105,17 @@ export class OpenStreams {
       generator: conn.proxy.generator || 'envoy',
       ...(conn.identities.length > 0 ? { identity: conn.identities.join(',') } : {}),
     });
+    this.tellListeners('connected', conn);
     return true;
+  }
+
+  private tellListeners(event: 'connected' | 'disconnected', conn: XdsConnection): void {
+    for (const listener of this.services.options.connectionListeners ?? []) {
+      try {
+        listener[event](conn);
+      } catch (err) {
+        this.services.options.logger.error(`connection listener failed on ${event} of node:${conn.proxy.id}: ${(err as Error).message}`);
+      }
+    }
   }
 }

@@ -6,6 +6,7 @@ import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
 import { adsService, channelOptions } from './ads-service';
 import { XdsConnection } from './connection';
+import { XdsConnectionListener } from './connection-listener';
 import { XdsObserver } from './observer';
 import { OpenStreams } from './open-streams';
 import { PushQueue } from './push-queue';
@@ -41,6 +42,8 @@ export interface XdsServerOptions {
   observer: XdsObserver;
   /** The current push context; undefined until the first one is built (requests then wait). */
   currentPush: () => PushContext | undefined;
+  /** Told of every admitted stream and its close (XdsConnectionListener contributions). */
+  connectionListeners?: readonly XdsConnectionListener[];
 }
 
 /** One address the ADS service is served on. */

@@ -41,6 +41,7 @@ export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const NAMESPACES = resourceKey('', 'namespaces');
+const PODS = resourceKey('', 'pods');
 
 export function timestamp(ms = Date.now()): string {
   return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -49,6 +50,11 @@ export function timestamp(ms = Date.now()): string {
 export class Operations {
   /** Called when a Namespace is marked for deletion: with the cluster simulated, the namespace controller finishes it. */
   namespaceFinalizer?: (name: string) => void;
+  /**
+   * With the cluster simulated, a pod on a node is deleted gracefully: marked (deletionTimestamp)
+   * and finished by the kubelet. Answers whether it takes the pod.
+   */
+  podTerminator?: (pod: Obj, gracePeriodSeconds: number | undefined) => boolean;
 
   constructor(
     private readonly store: Store,
@@ -161,6 +167,12 @@ export class Operations {
     const latest = this.store.get(key, namespace ?? '', name);
     if (!latest) throw notFound(type.group, type.plural, name);
     const isNamespace = key === NAMESPACES;
+    if (key === PODS && latest.metadata.deletionTimestamp && options.gracePeriodSeconds !== 0) return latest;
+    if (key === PODS && !latest.metadata.deletionTimestamp && this.podTerminator?.(latest, options.gracePeriodSeconds)) {
+      const grace = options.gracePeriodSeconds ?? latest.spec?.terminationGracePeriodSeconds ?? 30;
+      const marked: Obj = { ...latest, metadata: { ...latest.metadata, deletionTimestamp: timestamp(Date.now() + grace * 1000), deletionGracePeriodSeconds: grace } };
+      return this.store.commit('MODIFIED', key, marked, latest);
+    }
     const finalizers: string[] = latest.metadata.finalizers ?? [];
     if (finalizers.length > 0 || (isNamespace && this.namespaceFinalizer)) {
       if (latest.metadata.deletionTimestamp) return latest;

@@ -6,6 +6,7 @@ import { listObjects } from './list';
 import type { DeleteOptions, Operations, PatchType, WriteOptions } from './operations';
 import { openApiV2, openApiV3Document, openApiV3Index } from './openapi';
 import { groupVersion, type ResourceRegistry, type ResourceType } from './resources';
+import { decodeProtobuf, PROTOBUF } from './protobuf';
 import { parseSelection } from './selectors';
 import type { Obj, Store } from './store';
 import { jsonOf } from './store';
@@ -211,8 +212,10 @@ export class Router {
         const text = await readText(req);
         const force = q.get('force') === 'true';
         if (patchType !== 'apply' && q.has('force')) throw badRequest('force is only allowed for apply patches');
+        const existed = this.deps.store.get(`${type.group}/${type.plural}`, namespace ?? '', name) !== undefined;
         const patched = await ops.patch(type, version, namespace, name, patchType, text, { ...writeOptions(), force }, subresource);
-        return answer(200, patched);
+        // An apply that created the object answers 201 Created, as the real server does.
+        return answer(existed ? 200 : 201, patched);
       }
       case 'DELETE': {
         info.verb = 'delete';
@@ -354,25 +357,31 @@ function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
   return out;
 }
 
-export function readText(req: http.IncomingMessage): Promise<string> {
+export async function readText(req: http.IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString('utf8');
+}
+
+function readBytes(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
-        reject(new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
+        reject(new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY}`));
         req.destroy();
         return;
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
 async function readJson(req: http.IncomingMessage, optional = false): Promise<unknown> {
+  const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
+  if (contentType === PROTOBUF) return decodeProtobuf(await readBytes(req));
   const text = await readText(req);
   if (text.trim() === '') {
     if (optional) return undefined;

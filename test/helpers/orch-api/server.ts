@@ -38,6 +38,12 @@ export interface StartOptions {
   bookmarkIntervalMs?: number;
   /** Chooses a pod's IP (the `test.orch/pod-ip` annotation wins over it). Default 10.244.0.1, 10.244.0.2, ... */
   podIpAllocator?: PodIpAllocator;
+  /**
+   * How long a deleted pod on the node stays Terminating (deletionTimestamp set, its endpoints
+   * `terminating`) before the kubelet removes it; gracePeriodSeconds=0 removes it at once.
+   * Default 0: pods go at once.
+   */
+  podTerminationMs?: number;
 }
 
 export interface RequestLogEntry {
@@ -113,7 +119,7 @@ export class OrchApiServer {
     this.serviceEndpoints = this.admission.serviceEndpoints;
     this.ops = new Operations(this.store, this.admission, new ClusterIpAllocator(), new OwnerIndex(this.store));
     this.router = new Router({ store: this.store, registry: this.registry, ops: this.ops, hub: this.hub, signer: this.signer, serverAddress: () => `${this.host}:${this.port}` });
-    if (options.simulateCluster !== false) this.simulation = new ClusterSimulation(this.store, this.registry, this.ops, { podIpAllocator: options.podIpAllocator });
+    if (options.simulateCluster !== false) this.simulation = new ClusterSimulation(this.store, this.registry, this.ops, { podIpAllocator: options.podIpAllocator, podTerminationMs: options.podTerminationMs });
   }
 
   static async start(options: StartOptions = {}): Promise<OrchApiServer> {

@@ -68,7 +68,8 @@ export class WatchHub {
       }
       if (request.sendInitialEvents && request.bookmarks) this.bookmark(watcher, true);
     } else {
-      for (const event of events) this.deliver(watcher, event, new Map());
+      const key = resourceKey(request.type.group, request.type.plural);
+      for (const event of events) if (event.key === key) this.deliver(watcher, event, new Map());
     }
     const key = resourceKey(request.type.group, request.type.plural);
     let set = this.byKey.get(key);

@@ -4,7 +4,7 @@ import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { encodeResource } from '../../../src/modules/model/body-interning';
 import { XdsGenerator } from '../../../src/modules/model/generator';
 import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
-import { newWatchState, versionMarker } from '../../../src/modules/xds/connection';
+import { newWatchState, versionMarker, XdsConnection } from '../../../src/modules/xds/connection';
 import { XdsObserver } from '../../../src/modules/xds/observer';
 import { keepRemovedResources, namesToGenerate, planDeltaResponse, planSotwResponse } from '../../../src/modules/xds/response-planner';
 import { XdsServer, XdsServerOptions, XdsServerOptionsToken } from '../../../src/modules/xds/server';
@@ -167,6 +167,30 @@ describe('xDS server parts', () => {
         const res = await client.next(TypeUrl.Cluster);
         expect(resourcesOf(res).map((r) => r.name)).to.deep.equal(['outbound|80||a.example.com']);
         expect(server.connections()).to.have.length(1);
+      } finally {
+        client.close();
+        await server.stop(100);
+      }
+    });
+
+    it('tells connection listeners of each admitted stream and its close, past a listener that throws', async () => {
+      const events: string[] = [];
+      const throwing = { connected: () => { throw new Error('boom'); }, disconnected: () => { throw new Error('boom'); } };
+      const recording = {
+        connected: (c: XdsConnection) => events.push(`+${c.proxy.namespace}/${c.proxy.ips[0]}`),
+        disconnected: (c: XdsConnection) => events.push(`-${c.proxy.namespace}/${c.proxy.ips[0]}`),
+      };
+      const server = new XdsServer({ ...options(), connectionListeners: [throwing, recording] });
+      const port = await server.start('127.0.0.1', 0);
+      const client = new SotwClient(port, sidecarNode('10.8.3.2', 'bar'));
+      try {
+        client.send({ type_url: TypeUrl.Cluster });
+        await client.next(TypeUrl.Cluster);
+        expect(events).to.deep.equal(['+bar/10.8.3.2']);
+        client.close();
+        const deadline = Date.now() + 5000;
+        while (events.length < 2 && Date.now() < deadline) await sleep(10);
+        expect(events).to.deep.equal(['+bar/10.8.3.2', '-bar/10.8.3.2']);
       } finally {
         client.close();
         await server.stop(100);

@@ -21,9 +21,9 @@ export class ClusterSimulation {
   private readonly slices: EndpointSliceController;
   private readonly namespaces: NamespaceControllers;
 
-  constructor(store: Store, registry: ResourceRegistry, ops: Operations, options: { podIpAllocator?: PodIpAllocator }) {
+  constructor(store: Store, registry: ResourceRegistry, ops: Operations, options: { podIpAllocator?: PodIpAllocator; podTerminationMs?: number }) {
     const ctx: ControllerContext = { store, registry, ops };
-    this.kubelet = new Kubelet(ctx, options.podIpAllocator ?? sequentialPodIps());
+    this.kubelet = new Kubelet(ctx, options.podIpAllocator ?? sequentialPodIps(), options.podTerminationMs ?? 0);
     this.workloads = new WorkloadControllers(ctx);
     this.slices = new EndpointSliceController(ctx);
     this.namespaces = new NamespaceControllers(ctx, ops);

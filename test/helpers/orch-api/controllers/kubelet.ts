@@ -31,12 +31,27 @@ export function sequentialPodIps(): PodIpAllocator {
 
 export class Kubelet {
   private readonly queue: WorkQueue;
+  private readonly terminations = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly ctx: ControllerContext,
     private readonly allocate: PodIpAllocator,
+    terminationMs: number,
   ) {
     this.queue = new WorkQueue((key) => this.reconcile(key));
+    // Graceful deletion: the pod stays, marked (its endpoints terminating), for terminationMs; grace 0 is at once.
+    if (terminationMs > 0) {
+      ctx.ops.podTerminator = (pod, grace) => {
+        if (!pod.spec?.nodeName || grace === 0) return false;
+        const timer = setTimeout(() => {
+          this.terminations.delete(timer);
+          const current = ctx.store.get('/pods', pod.metadata.namespace, pod.metadata.name);
+          if (current && current.metadata.uid === pod.metadata.uid) ctx.ops.finishDelete('/pods', current, 'Background');
+        }, terminationMs);
+        this.terminations.add(timer);
+        return true;
+      };
+    }
     ctx.store.onChange((e) => {
       if (e.key !== '/pods' || e.type === 'DELETED') return;
       if (!e.object.status?.podIP || !e.object.spec?.nodeName) this.queue.add(`${e.object.metadata.namespace}/${e.object.metadata.name}`);
@@ -82,6 +97,8 @@ export class Kubelet {
 
   stop(): void {
     this.queue.stop();
+    for (const timer of this.terminations) clearTimeout(timer);
+    this.terminations.clear();
   }
 
   private async reconcile(key: string): Promise<void> {
