@@ -12,7 +12,7 @@ import {
   uint16Flag,
 } from '../../src/modules/cli';
 import { Daemon, DaemonFlags, DaemonFlagsToken, DaemonToken } from '../../src/modules/discovery';
-import { MeshConfigFileToken } from '../../src/modules/mesh-config';
+import { MeshConfigFileToken, MeshNetworksFileToken } from '../../src/modules/mesh-config';
 import { Duration } from '../../src/modules/settings/duration';
 import { loggingFlags } from '../../src/modules/logging';
 
@@ -97,6 +97,7 @@ export class Discovery extends MeshCommand {
     const daemon = this.scope.resolve<Daemon>(DaemonToken, [
       [DaemonFlagsToken, daemonFlags],
       [MeshConfigFileToken, flags.meshConfig],
+      [MeshNetworksFileToken, flags.networksConfig],
     ]);
     try {
       await daemon.start();

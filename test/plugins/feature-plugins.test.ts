@@ -126,6 +126,7 @@ describe('built-in feature plugins (through the container)', () => {
       'sidecar-use-remote-address': false,
       'jwt-authn': true,
       rbac: true,
+      'ext-authz': true,
     });
     expect(plugins.every((p) => p.source === 'built-in')).to.equal(true);
     const g = generate({}, push, proxy);
@@ -397,6 +398,7 @@ describe('meshctl experimental plugins lists the built-in plugins', () => {
     ['sidecar-use-remote-address', 'PILOT_SIDECAR_USE_REMOTE_ADDRESS', false],
     ['jwt-authn', 'MESH_ENABLE_JWT_AUTHN_FILTER', true],
     ['rbac', 'MESH_ENABLE_RBAC_FILTER', true],
+    ['ext-authz', 'MESH_ENABLE_EXT_AUTHZ_FILTER', true],
   ] as const;
 
   it('with their defaults, and says so', async () => {

@@ -9,7 +9,7 @@ import type { AdsNode } from '../proxy/xds/xds-client';
 import { EnvoyArgsOptions, EnvoyBootstrapInputs, proxyIpFamily } from './bootstrap';
 import { agentNode } from './node-identity';
 import { AppProbers, parseAppProbers } from './probes';
-import { loadProxyConfig, ProxyConfig, ProxyConfigError } from './proxy-config';
+import { loadAgentMeshConfig, ProxyConfig, ProxyConfigError } from './proxy-config';
 import { AgentSecurityOptions } from './security/agent-security';
 import { agentSecurityOptions } from './security/settings';
 
@@ -60,14 +60,15 @@ export interface AgentOptions {
 
 /** Throws the UserError naming the first setting, flag or file at fault. */
 export function agentOptions(settings: Settings, flags: AgentFlags, log: ScopedLogger): AgentOptions {
-  const proxyConfig = loadProxyConfig(flags.meshConfig, settings.string('PROXY_CONFIG'));
+  const { proxyConfig, trustDomain, rootNamespace, warnings } = loadAgentMeshConfig(flags.meshConfig, settings.string('PROXY_CONFIG'));
+  for (const w of warnings) log.warn(w);
   const node = agentNode(settings, { domain: flags.domain, serviceCluster: flags.serviceCluster, interceptionMode: proxyConfig.interceptionMode });
   return {
     proxyConfig,
     node,
     statusPort: settings.int('PROXY_STATUS_PORT'),
     log,
-    security: agentSecurityOptions(settings, proxyConfig, log),
+    security: agentSecurityOptions(settings, proxyConfig, log, { trustDomain, systemNamespace: rootNamespace }),
     envoy: {
       proxyStatusPort: settings.int('PROXY_STATUS_PORT'),
       proxyMetricsPort: settings.int('PROXY_METRICS_PORT'),

@@ -1,93 +1,41 @@
 /**
- * The agent's ProxyConfig (DESIGN.md §1): the mesh config file's `defaultConfig`, overridden
- * field by field by the env `PROXY_CONFIG` (YAML or JSON).
+ * The agent's mesh config (DESIGN.md §1): its ProxyConfig is the mesh config file's
+ * `defaultConfig`, overridden field by field by the env `PROXY_CONFIG` (YAML or JSON); the
+ * trust domain of its certificates is the file's `trustDomain`. Parsed by the mesh config's
+ * own parser, so the daemon, the injector and the agent read a ProxyConfig alike.
  */
-import * as fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { UserError } from '../shared/user-error';
+import { MeshConfigError, parseProxyConfig, ProxyConfig, readMeshConfigFile } from '../mesh-config';
 
-export type InterceptionMode = 'REDIRECT' | 'TPROXY' | 'NONE';
+export { InterceptionMode, ProxyConfig } from '../mesh-config';
 
-export interface ProxyConfig {
-  discoveryAddress: string;
-  binaryPath: string;
-  configPath: string;
-  interceptionMode: InterceptionMode;
-  controlPlaneAuthPolicy: 'MUTUAL_TLS' | 'NONE';
-  proxyAdminPort: number;
-  statusPort: number;
-  drainDuration: string;
+/** The mesh config file or PROXY_CONFIG cannot be used; the message names which and the field. */
+export class ProxyConfigError extends MeshConfigError {}
+
+export interface AgentMeshConfig {
+  proxyConfig: ProxyConfig;
+  trustDomain: string;
+  /** The mesh config's root namespace: the system namespace the daemon runs in. */
+  rootNamespace: string;
+  /** Unknown or ignored fields, each naming its source; the agent logs them. */
+  warnings: string[];
 }
-
-export const DEFAULT_PROXY_CONFIG: ProxyConfig = {
-  discoveryAddress: 'meshd.mesh-system.svc:15012',
-  binaryPath: '/usr/local/bin/envoy',
-  configPath: './etc/mesh/proxy',
-  interceptionMode: 'REDIRECT',
-  controlPlaneAuthPolicy: 'MUTUAL_TLS',
-  proxyAdminPort: 15000,
-  statusPort: 15020,
-  drainDuration: '45s',
-};
-
-export class ProxyConfigError extends UserError {}
 
 /**
- * Reads the mesh config file (absent is fine: defaults apply) and `PROXY_CONFIG`. Unknown
- * fields are kept out; wrong types and values are errors naming the source and field.
+ * Reads the mesh config file (absent is fine: defaults apply) and `PROXY_CONFIG`. Wrong types
+ * and values are ProxyConfigErrors naming the source and the field.
  */
-export function loadProxyConfig(meshConfigPath: string, proxyConfigEnv: string | undefined): ProxyConfig {
-  let config: ProxyConfig = { ...DEFAULT_PROXY_CONFIG };
-  if (fs.existsSync(meshConfigPath) && fs.statSync(meshConfigPath).isFile()) {
-    const mesh = parseDocument(readMeshConfig(meshConfigPath), meshConfigPath);
-    const defaults = (mesh as Record<string, unknown> | undefined)?.defaultConfig;
-    if (defaults !== undefined) config = merge(config, defaults, `${meshConfigPath}: defaultConfig`);
-  }
-  if (proxyConfigEnv?.trim()) config = merge(config, parseDocument(proxyConfigEnv, 'PROXY_CONFIG'), 'PROXY_CONFIG');
-  return config;
-}
-
-function readMeshConfig(file: string): string {
+export function loadAgentMeshConfig(meshConfigPath: string, proxyConfigEnv: string | undefined): AgentMeshConfig {
   try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    // Unreadable (permissions...): the user's to fix, said in one line.
-    throw new ProxyConfigError(`${file}: ${(e as Error).message}`);
+    const { values, warnings } = readMeshConfigFile(meshConfigPath);
+    let proxyConfig = values.defaultConfig;
+    if (proxyConfigEnv?.trim()) {
+      const parsed = parseProxyConfig(proxyConfigEnv, 'PROXY_CONFIG', proxyConfig);
+      proxyConfig = parsed.config;
+      warnings.push(...parsed.warnings);
+    }
+    return { proxyConfig, trustDomain: values.trustDomain, rootNamespace: values.rootNamespace, warnings: [...warnings] };
+  } catch (err) {
+    if (err instanceof MeshConfigError && !(err instanceof ProxyConfigError)) throw new ProxyConfigError(err.message);
+    throw err;
   }
-}
-
-function parseDocument(text: string, where: string): unknown {
-  try {
-    return parseYaml(text);
-  } catch (e) {
-    throw new ProxyConfigError(`${where}: not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
-  }
-}
-
-function merge(base: ProxyConfig, raw: unknown, where: string): ProxyConfig {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ProxyConfigError(`${where}: must be a mapping of ProxyConfig fields`);
-  const out = { ...base } as Record<string, unknown>;
-  const input = raw as Record<string, unknown>;
-  const str = (k: string) => {
-    if (input[k] === undefined) return;
-    if (typeof input[k] !== 'string' || input[k] === '') throw new ProxyConfigError(`${where}.${k}: must be a non-empty string`);
-    out[k] = input[k];
-  };
-  const port = (k: string) => {
-    if (input[k] === undefined) return;
-    const n = Number(input[k]);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ProxyConfigError(`${where}.${k}: must be a port number from 0 to 65535, not ${JSON.stringify(input[k])}`);
-    out[k] = n;
-  };
-  const oneOf = (k: string, allowed: string[]) => {
-    if (input[k] === undefined) return;
-    const v = String(input[k]).toUpperCase();
-    if (!allowed.includes(v)) throw new ProxyConfigError(`${where}.${k}: must be one of ${allowed.join(', ')}, not ${JSON.stringify(input[k])}`);
-    out[k] = v;
-  };
-  ['discoveryAddress', 'binaryPath', 'configPath', 'drainDuration'].forEach(str);
-  ['proxyAdminPort', 'statusPort'].forEach(port);
-  oneOf('interceptionMode', ['REDIRECT', 'TPROXY', 'NONE']);
-  oneOf('controlPlaneAuthPolicy', ['MUTUAL_TLS', 'NONE']);
-  return out as unknown as ProxyConfig;
 }

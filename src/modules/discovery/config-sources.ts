@@ -14,8 +14,10 @@ import { DaemonMetrics } from '../monitoring';
 import { OrchClient, OrchConfigError, OrchMetrics } from '../orch';
 import { OrchServiceRegistry, ServiceRegistries } from '../registry';
 import { Settings, SettingsToken } from '../settings';
+import { MeshConfig, MeshNetworks } from '../mesh-config';
 import { DaemonFlags, DaemonFlagsToken, DaemonStartError } from './daemon-flags';
-import { ORCH_RESYNC_MS, orchestratorConfigured } from './orch-options';
+import { MeshConfigMapSource } from './mesh-configmap';
+import { ORCH_RESYNC_MS, orchestratorConfigured, systemNamespaceOf } from './orch-options';
 
 /** How often the daemon says what it still waits for while the orchestrator's first lists are not in. */
 const WAIT_LOG_INTERVAL_MS = 5000;
@@ -31,6 +33,7 @@ const WAIT_LOG_INTERVAL_MS = 5000;
 export class DaemonConfigSources {
   private fileSource: FileConfigSource | undefined;
   private orchSource: OrchConfigSource | undefined;
+  private meshConfigMap: MeshConfigMapSource | undefined;
   private orchRegistryStarted = false;
   private stopped = false;
 
@@ -45,6 +48,8 @@ export class DaemonConfigSources {
     @inject(OrchClient) private readonly orchClient: OrchClient,
     @inject(OrchMetrics) private readonly orchMetrics: OrchMetrics,
     @inject(OrchServiceRegistry) private readonly orchRegistry: OrchServiceRegistry,
+    @inject(MeshConfig) private readonly meshConfig: MeshConfig,
+    @inject(MeshNetworks) private readonly meshNetworks: MeshNetworks,
   ) {}
 
   /** Loads the directory and the orchestrator's objects into the store; resolves once all are in. */
@@ -61,6 +66,7 @@ export class DaemonConfigSources {
     this.stopped = true;
     this.fileSource?.stop();
     this.orchSource?.stop();
+    this.meshConfigMap?.stop();
     if (this.orchRegistryStarted) this.orchRegistry.stop();
     this.orchClient.stop();
   }
@@ -114,6 +120,16 @@ export class DaemonConfigSources {
       queueObserver: this.orchMetrics.queueObserver('orch-config'),
     });
     this.orchSource.start();
+    // The mesh ConfigMap's layers are in before the first push, like the config.
+    this.meshConfigMap = new MeshConfigMapSource({
+      client: this.orchClient,
+      namespace: systemNamespaceOf(this.flags, this.settings),
+      meshConfig: this.meshConfig,
+      meshNetworks: this.meshNetworks,
+      log,
+      resyncMs: ORCH_RESYNC_MS,
+    });
+    this.meshConfigMap.start();
     if (this.registries.has('Orch')) {
       this.orchRegistry.start();
       this.orchRegistryStarted = true;
@@ -125,12 +141,13 @@ export class DaemonConfigSources {
     const log = this.logging.scope('orch');
     const started = Date.now();
     for (;;) {
-      const [config, registry] = await Promise.all([
+      const [config, registry, mesh] = await Promise.all([
         this.orchSource!.waitForSync(WAIT_LOG_INTERVAL_MS),
         this.orchRegistryStarted ? this.orchRegistry.waitForSync(WAIT_LOG_INTERVAL_MS) : Promise.resolve(true),
+        this.meshConfigMap!.waitForSync(WAIT_LOG_INTERVAL_MS),
       ]);
       if (this.stopped) throw new DaemonStartError('stopped while waiting for the orchestrator');
-      if (config && registry) break;
+      if (config && registry && mesh) break;
       this.logWaiting(log);
     }
     const configs = [...this.store.snapshot().values()].reduce((n, list) => n + list.length, 0);

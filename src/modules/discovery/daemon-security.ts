@@ -18,19 +18,19 @@ import { authenticateCall, Authenticator, authenticatorsFor, CaMetrics, CaOption
 import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
 import { Settings, SettingsToken } from '../settings';
 import { PUBLISHED_ROOTS_PATH } from '../security/published-roots';
+import { daemonServiceName } from '../security/daemon-identity';
 import { UserError } from '../shared/user-error';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
 import type { Registry } from 'prom-client';
-import { DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
+import { DaemonFlags, DaemonFlagsToken, DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
+import { systemNamespaceOf } from './orch-options';
 
 /** The CA or the daemon's certificate cannot be set up as configured. */
 export class DaemonSecurityError extends UserError {}
 
 /** Where a self-signed root is kept across restarts. */
 export const SELF_SIGNED_CA_DIR = './var/lib/meshd/ca';
-/** The daemon's service name, always in its certificate (DESIGN.md §1). */
-export const DAEMON_SERVICE_NAME = 'meshd.mesh-system.svc';
 
 @injectable()
 export class DaemonSecurity {
@@ -55,6 +55,7 @@ export class DaemonSecurity {
     @inject(LoggingToken) logging: Logging,
     @inject(DaemonMetrics) metrics: DaemonMetrics,
     @inject(OrchServiceRegistry) private readonly orchRegistry: OrchServiceRegistry,
+    @inject(DaemonFlagsToken) private readonly daemonFlags: DaemonFlags,
   ) {
     this.log = logging.scope('security');
     this.registry = metrics.registry;
@@ -127,7 +128,7 @@ export class DaemonSecurity {
       // CA_TRUSTED_NODE_ACCOUNTS: which identities run on a node is the Orch registry's pod index.
       const registry = this.orchRegistry;
       const identitiesOnNode = registry.running
-        ? (node: string) => new Set([...registry.serviceAccountsOnNode(node)].map((a) => spiffeId(options!.authority.trustDomain, ...(a.split('/') as [string, string]))))
+        ? (node: string) => new Set([...registry.serviceAccountsOnNode(node)].map((a) => spiffeId(options!.nodeAuthorization.trustDomain, ...(a.split('/') as [string, string]))))
         : undefined;
       options = this.caSettings.options({ persistDir: SELF_SIGNED_CA_DIR, logger: this.log, rotatorLogger: this.log, identitiesOnNode });
     } catch (err) {
@@ -206,7 +207,8 @@ export class DaemonSecurity {
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== '');
-    return [...new Set([DAEMON_SERVICE_NAME, ...custom])];
+    // The daemon's own namespace (--namespace, else POD_NAMESPACE) is the system namespace.
+    return [...new Set([daemonServiceName(systemNamespaceOf(this.daemonFlags, this.settings)), ...custom])];
   }
 
   private async issueServing(): Promise<ServerKeyMaterial> {

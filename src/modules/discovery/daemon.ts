@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import { MemoryConfigStore } from '../config';
 import { DebugHttpServer } from '../debug';
 import { Logging, LoggingToken } from '../logging';
-import { MeshConfig } from '../mesh-config';
+import { MeshConfig, MeshNetworks } from '../mesh-config';
 import { PushContext } from '../model/push-context';
 import { DaemonMetrics, formatListenAddress, MonitoringServer } from '../monitoring';
 import { SingletonControllers } from '../leader-election';
@@ -32,12 +32,14 @@ export const DaemonToken = Symbol.for('mesh.Daemon');
 @injectable()
 export class Daemon {
   private unwatchPolicies: (() => void) | undefined;
+  private readonly unwatchMesh: Array<() => void> = [];
   /** Pushes reach the key sets from the moment they start (before, there is nothing to refresh). */
   private keySetsFollowPushes = false;
 
   constructor(
     @inject(DaemonFlagsToken) private readonly flags: DaemonFlags,
     @inject(MeshConfig) private readonly meshConfig: MeshConfig,
+    @inject(MeshNetworks) private readonly meshNetworks: MeshNetworks,
     @inject(DaemonKeySets) private readonly keySets: DaemonKeySets,
     @inject(DaemonAddresses) private readonly addresses: DaemonAddresses,
     @inject(LoggingToken) private readonly logging: Logging,
@@ -58,16 +60,19 @@ export class Daemon {
 
   async start(): Promise<void> {
     const log = this.logging.scope('default');
-    log.info(`mesh config: trust domain ${this.meshConfig.trustDomain}, root namespace ${this.meshConfig.rootNamespace}`);
     // HTTP first, so /ready can say "not ready" while config loads.
     log.info(`HTTP discovery listening on ${formatListenAddress(await this.http.start())}`);
     log.info(`monitoring listening on ${formatListenAddress(await this.monitoring.start())}`);
 
     await this.sources.start();
+    // After the sources: the orchestrator's mesh ConfigMap is a layer of the mesh config.
+    const mesh = this.meshConfig.current();
+    log.info(`mesh config: trust domain ${mesh.trustDomain}, root namespace ${mesh.rootNamespace}`);
     const firstPush = this.coordinator.start((push, change, at) => {
       if (this.keySetsFollowPushes) this.keySets.pushContextBuilt(push);
       this.xds.pushAll(push, change, at);
     });
+    this.followMeshConfig();
     await this.security.start();
     await this.startKeySets(firstPush);
 
@@ -97,6 +102,9 @@ export class Daemon {
     // First, while the orchestrator client still works: the controllers end their writes, then the Leases are released.
     await this.singletons.stop();
     this.sources.stop();
+    for (const stop of this.unwatchMesh.splice(0)) stop();
+    this.meshConfig.stop();
+    this.meshNetworks.stop();
     this.autoRegistration.stop();
     this.unwatchPolicies?.();
     this.keySets.stop();
@@ -105,6 +113,25 @@ export class Daemon {
     this.security.stop();
     await Promise.all([this.http.stop(), this.monitoring.stop(), this.https.stop()]);
     log.info('shutdown complete');
+  }
+
+  /**
+   * The mesh config and mesh networks files are watched from now on; a change (file or
+   * ConfigMap layer) is a full push, so every proxy gets config built with the new values.
+   */
+  private followMeshConfig(): void {
+    const log = this.logging.scope('default');
+    this.unwatchMesh.push(
+      this.meshConfig.onChange((now, before) => {
+        if (now.trustDomain !== before.trustDomain || now.rootNamespace !== before.rootNamespace) {
+          log.info(`mesh config: trust domain ${now.trustDomain}, root namespace ${now.rootNamespace}`);
+        }
+        this.coordinator.requestFullPush('global');
+      }),
+      this.meshNetworks.onChange(() => this.coordinator.requestFullPush('networks')),
+    );
+    this.meshConfig.watch();
+    this.meshNetworks.watch();
   }
 
   /**

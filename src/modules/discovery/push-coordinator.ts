@@ -11,6 +11,7 @@ import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
 import { PlatformRegistry, PlatformRegistryEvent } from '../registry/platform';
 import { XdsCache } from '../model/xds-cache';
 import { Debouncer } from '../shared/debouncer';
+import { MeshConfigValues, NetworkAssignment } from '../mesh-config';
 import { cacheInvalidation } from './cache-invalidation';
 import { diffRegistries } from './registry-diff';
 
@@ -42,6 +43,12 @@ export interface PushCoordinatorOptions extends PushContextOptions {
   selectWorkloadEntries: boolean;
   /** The xDS cache kept across pushes; undefined when PILOT_ENABLE_XDS_CACHE is off. */
   cache?: XdsCache;
+  /** The mesh config in force now (read at each rebuild); the defaults when absent. */
+  readonly mesh?: MeshConfigValues;
+  /** `--clusterID`: the registry ServiceEntry and WorkloadEntry endpoints belong to. */
+  readonly clusterId?: string;
+  /** Networks for endpoints that name none (mesh networks in force now). */
+  networks?(): NetworkAssignment;
 }
 
 /** Where each new push context goes (the xDS server, the key sets). */
@@ -52,6 +59,8 @@ interface PendingChange {
   /** What the platform registries reported (services or endpoints of hosts). */
   registry: PlatformRegistryEvent[];
   events: number;
+  /** Why everything must be pushed (the mesh config changed), when it must. */
+  fullReasons: string[];
 }
 
 /**
@@ -80,7 +89,12 @@ export class PushCoordinator {
     this.debouncer = new Debouncer<PendingChange>(
       options.debounceAfterMs,
       options.debounceMaxMs,
-      (a, b) => ({ changes: [...a.changes, ...b.changes], registry: [...a.registry, ...b.registry], events: a.events + b.events }),
+      (a, b) => ({
+        changes: [...a.changes, ...b.changes],
+        registry: [...a.registry, ...b.registry],
+        events: a.events + b.events,
+        fullReasons: [...new Set([...a.fullReasons, ...b.fullReasons])],
+      }),
       (pending, firstAt) => this.onDebounced(pending, firstAt),
     );
   }
@@ -112,6 +126,17 @@ export class PushCoordinator {
     if (changes.length > 0) this.onChange(changes);
   }
 
+  /**
+   * A full push (every resource to every proxy, the xDS cache cleared) for a change outside
+   * the config store that everything may depend on: the mesh config (reason `global`, as
+   * the incumbent labels it) or mesh networks (`networks`). Debounced with the other changes;
+   * `reason` labels pilot_push_triggers.
+   */
+  requestFullPush(reason: string): void {
+    this.observer.inboundUpdate('config');
+    this.debouncer.add({ changes: [], registry: [], events: 1, fullReasons: [reason] }, false);
+  }
+
   private onChange(changes: readonly ConfigChange[]): void {
     let endpointsOnly = true;
     for (const c of changes) {
@@ -119,7 +144,7 @@ export class PushCoordinator {
       if (type !== 'eds') endpointsOnly = false;
       this.observer.inboundUpdate(type);
     }
-    this.debouncer.add({ changes: [...changes], registry: [], events: changes.length }, endpointsOnly && !this.options.edsDebounce);
+    this.debouncer.add({ changes: [...changes], registry: [], events: changes.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce);
   }
 
   /** A platform registry's hosts changed: endpoints only (eds), or their service (svc, svcdelete). */
@@ -130,13 +155,13 @@ export class PushCoordinator {
       if (type !== 'eds') endpointsOnly = false;
       this.observer.inboundUpdate(type);
     }
-    this.debouncer.add({ changes: [], registry: [...events], events: events.length }, endpointsOnly && !this.options.edsDebounce);
+    this.debouncer.add({ changes: [], registry: [...events], events: events.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce);
   }
 
   private onDebounced(pending: PendingChange, firstAt: number): void {
     this.observer.debounced((Date.now() - firstAt) / 1000, pending.events);
     try {
-      const { push, change } = this.rebuild(pending.changes, pending.registry);
+      const { push, change } = this.rebuild(pending.changes, pending.registry, pending.fullReasons);
       this.push(push, change, firstAt);
     } catch (err) {
       // The previous push context stays in force; proxies keep their config.
@@ -144,34 +169,46 @@ export class PushCoordinator {
     }
   }
 
-  private rebuild(changes: readonly ConfigChange[], registryEvents: readonly PlatformRegistryEvent[]): { push: PushContext; change: ChangeSet } {
+  /** `fullReasons` non-empty: a full push whatever the changes (the mesh config changed). */
+  private rebuild(
+    changes: readonly ConfigChange[],
+    registryEvents: readonly PlatformRegistryEvent[],
+    fullReasons: readonly string[] = [],
+  ): { push: PushContext; change: ChangeSet } {
     const started = process.hrtime.bigint();
-    const full = changes.length === 0 && registryEvents.length === 0;
+    const full = (changes.length === 0 && registryEvents.length === 0) || fullReasons.length > 0;
     const snapshot = this.store.snapshot();
+    // One version of the mesh config and networks for the whole push.
+    const mesh = this.options.mesh;
+    const networks = this.options.networks?.();
+    const contextOptions = { domain: this.options.domain, rootNamespace: mesh?.rootNamespace ?? this.options.rootNamespace, mesh };
     const serviceEntries = [...this.options.extraServiceEntries, ...((snapshot.get('ServiceEntry') ?? []) as ConfigResource<ServiceEntrySpec>[])];
     const workloadEntries = (snapshot.get('WorkloadEntry') ?? []) as ConfigResource<WorkloadEntrySpec>[];
     const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored), {
       snapshots: this.options.platformRegistries.map((r) => r.snapshot()),
       selectWorkloadEntries: this.options.selectWorkloadEntries,
+      clusterId: this.options.clusterId ?? '',
+      networks,
     });
     const diff = diffRegistries(this.registry, registry);
     const cache = this.options.cache;
     if (cache) {
-      const invalidation = full ? 'all' : cacheInvalidation(changes, diff, this.snapshot, snapshot, this.options);
+      const invalidation = full ? 'all' : cacheInvalidation(changes, diff, this.snapshot, snapshot, contextOptions);
       if (invalidation === 'all') cache.clear();
       else cache.invalidate(invalidation);
     }
     this.registry = registry;
     this.snapshot = snapshot;
     this.version += 1;
-    const push = new PushContext(pushVersion(this.version), snapshot, registry, this.options, cache);
+    const push = new PushContext(pushVersion(this.version), snapshot, registry, contextOptions, cache);
     this.current = push;
     const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
     this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);
     const change: ChangeSet = { full, configs: new Set(changes.map((c) => c.key)), ...diff };
-    for (const reason of pushReasons(change, registryEvents)) this.observer.pushTriggered(reason);
+    for (const reason of fullReasons.length > 0 ? fullReasons : pushReasons(change, registryEvents)) this.observer.pushTriggered(reason);
     const registryNote = registryEvents.length ? `, ${registryEvents.length} registry changes` : '';
-    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes${registryNote}`);
+    const why = fullReasons.length > 0 ? ` (full: ${fullReasons.join(', ')})` : '';
+    this.logger.info(`push ${push.version}: ${registry.services.size} services, ${virtualServices} virtual services, ${changes.length} config changes${registryNote}${why}`);
     return { push, change };
   }
 }

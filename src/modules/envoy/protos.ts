@@ -25,6 +25,8 @@ const PROTO_FILES = [
   'envoy/extensions/filters/http/cors/v3/cors.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
+  'envoy/extensions/filters/network/ext_authz/v3/ext_authz.proto',
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
   'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
   'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',

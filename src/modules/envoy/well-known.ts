@@ -11,6 +11,8 @@ export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
 export const TCP_PROXY_TYPE = typeUrlOf('envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy');
 export const RBAC_NETWORK_FILTER = 'envoy.filters.network.rbac';
 export const RBAC_NETWORK_TYPE = typeUrlOf('envoy.extensions.filters.network.rbac.v3.RBAC');
+export const EXT_AUTHZ_NETWORK_FILTER = 'envoy.filters.network.ext_authz';
+export const EXT_AUTHZ_NETWORK_TYPE = typeUrlOf('envoy.extensions.filters.network.ext_authz.v3.ExtAuthz');
 
 // HTTP filters
 export const ROUTER_FILTER = 'envoy.filters.http.router';
@@ -21,6 +23,8 @@ export const CORS_FILTER = 'envoy.filters.http.cors';
 export const CORS_TYPE = typeUrlOf('envoy.extensions.filters.http.cors.v3.Cors');
 export const RBAC_HTTP_FILTER = 'envoy.filters.http.rbac';
 export const RBAC_HTTP_TYPE = typeUrlOf('envoy.extensions.filters.http.rbac.v3.RBAC');
+export const EXT_AUTHZ_HTTP_FILTER = 'envoy.filters.http.ext_authz';
+export const EXT_AUTHZ_HTTP_TYPE = typeUrlOf('envoy.extensions.filters.http.ext_authz.v3.ExtAuthz');
 /** Also the dynamic-metadata namespace where jwt_authn puts the verified payload. */
 export const JWT_AUTHN_FILTER = 'envoy.filters.http.jwt_authn';
 export const JWT_AUTHN_TYPE = typeUrlOf('envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication');

@@ -14,7 +14,7 @@ import { Settings, SettingsToken } from '../settings';
 import { GrpcGeneratorOptions } from './grpc/generator';
 import { PathNormalizationMode, SidecarGeneratorOptions } from './sidecar';
 
-/** Envoy sidecars and the built-in proxy: every contribution point, PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN, mesh config pathNormalization and mTLS. */
+/** Envoy sidecars and the built-in proxy: every contribution point, PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN, the live mesh config's pathNormalization, and mTLS. */
 @injectable()
 export class SidecarOptionsFromMesh implements SidecarGeneratorOptions {
   readonly networkFilters: readonly NetworkFilterContributor[];
@@ -23,7 +23,6 @@ export class SidecarOptionsFromMesh implements SidecarGeneratorOptions {
   readonly endpoints: readonly EndpointContributor[];
   readonly connectionManagers: readonly HttpConnectionManagerContributor[];
   readonly absoluteFqdnDomain: boolean;
-  readonly pathNormalization: PathNormalizationMode;
   readonly mtls: MtlsOptions;
 
   constructor(
@@ -33,7 +32,7 @@ export class SidecarOptionsFromMesh implements SidecarGeneratorOptions {
     @inject(ContributionProvider) @named(EndpointContributor) endpoints: ContributionProvider<EndpointContributor>,
     @inject(ContributionProvider) @named(HttpConnectionManagerContributor) connectionManagers: ContributionProvider<HttpConnectionManagerContributor>,
     @inject(SettingsToken) settings: Settings,
-    @inject(MeshConfig) mesh: MeshConfig,
+    @inject(MeshConfig) private readonly mesh: MeshConfig,
     @inject(MtlsOptionsToken) mtls: MtlsOptions,
   ) {
     this.networkFilters = networkFilters.getContributions();
@@ -42,8 +41,12 @@ export class SidecarOptionsFromMesh implements SidecarGeneratorOptions {
     this.endpoints = endpoints.getContributions();
     this.connectionManagers = connectionManagers.getContributions();
     this.absoluteFqdnDomain = settings.bool('PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN');
-    this.pathNormalization = mesh.pathNormalization;
     this.mtls = mtls;
+  }
+
+  /** Read live: a mesh config change reaches the next push. */
+  get pathNormalization(): PathNormalizationMode {
+    return this.mesh.current().pathNormalization;
   }
 }
 

@@ -1,8 +1,9 @@
 import { ContainerModule } from 'inversify';
-import { MeshConfig } from './mesh-config';
+import { MeshConfig, MeshNetworks } from './mesh-config';
 
 export function meshConfigModule(): ContainerModule {
   return new ContainerModule((bind) => {
     bind(MeshConfig).toSelf().inSingletonScope();
+    bind(MeshNetworks).toSelf().inSingletonScope();
   });
 }

@@ -1,4 +1,5 @@
 import { ConfigResource } from '../config/resource';
+import { DEFAULT_MESH_CONFIG, MeshConfigValues } from '../mesh-config/values';
 import { ConfigSnapshot } from '../config/store';
 import { DestinationRuleSpec } from '../config/kinds/destination-rule';
 import { SidecarSpec } from '../config/kinds/sidecar';
@@ -14,6 +15,8 @@ export interface PushContextOptions {
   domain: string;
   /** Namespace whose policies apply mesh-wide. */
   rootNamespace: string;
+  /** The mesh config the push is built with (the defaults when not given). */
+  mesh?: MeshConfigValues;
 }
 
 /**
@@ -27,6 +30,8 @@ export class PushContext {
   private readonly vsByNamespace = new Map<string, ConfigResource<VirtualServiceSpec>[]>();
   private readonly drByHost = new Map<string, ConfigResource<DestinationRuleSpec>[]>();
   private readonly memo = new Map<string, unknown>();
+  /** The mesh config of this push: generators read it here, so one push never mixes two versions. */
+  readonly mesh: MeshConfigValues;
 
   constructor(
     /** Monotonic push version, also the xDS `version_info` of what it produces. */
@@ -37,6 +42,7 @@ export class PushContext {
     /** Encoded resources kept across pushes (PILOT_ENABLE_XDS_CACHE); absent when off. */
     private readonly cache?: XdsCache,
   ) {
+    this.mesh = options.mesh ?? DEFAULT_MESH_CONFIG;
     this.services = [...registry.services.values()];
     for (const vs of this.resources<VirtualServiceSpec>('VirtualService')) {
       const list = this.vsByNamespace.get(vs.metadata.namespace) ?? [];

@@ -16,6 +16,7 @@ import { Router } from './http/router';
 import { RouteTable } from './http/routing';
 import { ListenerManager } from './listeners/listener-manager';
 import { ClusterManager } from './upstream/cluster-manager';
+import { ClusterManagerHttpClient } from './upstream/cluster-http-client';
 import { SdsClient, SecretStore } from './tls/secrets';
 
 export type ProxyLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -69,6 +70,7 @@ export class BuiltInProxy {
   private readonly routes = new Map<string, RouteTable>();
   private readonly registry: FilterRegistry;
   private readonly router: Router;
+  private readonly clusterClient: ClusterManagerHttpClient;
   private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), versions: {} };
   private running?: Running;
   private clustersApplied = false;
@@ -85,13 +87,14 @@ export class BuiltInProxy {
     this.transports = new TransportSockets(transports.getContributions(), this.secrets);
     this.clusters = new ClusterManager(this.transports);
     this.router = new Router(this.clusters);
+    this.clusterClient = new ClusterManagerHttpClient(this.clusters);
   }
 
   /** Connects to the daemon (or the agent's xDS proxy) and serves what it sends. */
   start(options: BuiltInProxyOptions): void {
     if (this.running) throw new Error('the built-in proxy is already started');
     const log = options.log;
-    const context: FilterContext = { now: options.now ?? Date.now, log: (level, message) => log(level, message) };
+    const context: FilterContext = { now: options.now ?? Date.now, log: (level, message) => log(level, message), clusters: this.clusterClient };
     const listeners = new ListenerManager({
       registry: this.registry,
       context,
@@ -152,6 +155,7 @@ export class BuiltInProxy {
     running?.sds?.stop();
     await running?.listeners.stop();
     this.router.close();
+    this.clusterClient.close();
   }
 
   private async apply(typeUrl: string, resources: ResourceMap): Promise<void> {

@@ -19,23 +19,42 @@ export interface PlatformInput {
   readonly selectWorkloadEntries: boolean;
 }
 
+/** Decides the network of endpoints that name none (the mesh networks: fromCidr, fromRegistry). */
+export interface EndpointNetworks {
+  /** The network of an endpoint at `address` from registry (cluster) `registry`; '' when none claims it. */
+  networkOf(address: string, registry: string): string;
+}
+
+export interface RegistryBuildOptions extends Partial<PlatformInput> {
+  /** The registry (cluster ID) ServiceEntry and WorkloadEntry endpoints come from: the daemon's `--clusterID`. */
+  clusterId?: string;
+  networks?: EndpointNetworks;
+}
+
+/** The label that puts a workload on a network, as the incumbent's `topology.istio.io/network`. */
+export const NETWORK_LABEL = 'topology.mesh.io/network';
+
 /**
  * Builds the registry from the platform registries' services and from ServiceEntry and
  * WorkloadEntry resources. A platform service owns its host; a host declared by two
  * ServiceEntries is owned by the first in `namespace/name` order (the incumbent keeps the
  * oldest; files have no creation time). Conflicts are reported through `onConflict`.
+ * A WorkloadEntry or ServiceEntry endpoint's network is its own `network`, else its network
+ * label, else what the mesh networks say for its address and registry.
  */
 export function buildRegistry(
   serviceEntries: readonly ConfigResource<ServiceEntrySpec>[],
   workloadEntries: readonly ConfigResource<WorkloadEntrySpec>[],
   onConflict: (host: string, kept: string, ignored: string) => void = () => undefined,
-  platform?: PlatformInput,
+  options: RegistryBuildOptions = {},
 ): ServiceRegistrySnapshot {
+  const networkOf = (spec: WorkloadEntrySpec): string =>
+    spec.network || spec.labels?.[NETWORK_LABEL] || options.networks?.networkOf(spec.address ?? '', options.clusterId ?? '') || '';
   const services = new Map<string, Service>();
   const endpoints = new Map<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>();
   const ordered = [...serviceEntries].sort((a, b) => resourceKey(a).localeCompare(resourceKey(b)));
   const workloadsByNamespace = groupByNamespace(workloadEntries);
-  for (const snapshot of platform?.snapshots ?? []) {
+  for (const snapshot of options.snapshots ?? []) {
     for (const [host, ps] of snapshot.services) {
       const existing = services.get(host);
       if (existing) {
@@ -44,8 +63,8 @@ export function buildRegistry(
       }
       services.set(host, ps.service);
       const own = snapshot.endpoints.get(host) ?? new Map<number, readonly ServiceEndpoint[]>();
-      const selected = platform!.selectWorkloadEntries && ps.selector ? selectedWorkloadEntries(ps, workloadsByNamespace.get(ps.service.namespace) ?? []) : [];
-      endpoints.set(host, selected.length ? withWorkloadEntries(ps, own, selected) : own);
+      const selected = options.selectWorkloadEntries && ps.selector ? selectedWorkloadEntries(ps, workloadsByNamespace.get(ps.service.namespace) ?? []) : [];
+      endpoints.set(host, selected.length ? withWorkloadEntries(ps, own, selected, networkOf) : own);
     }
   }
 
@@ -90,7 +109,7 @@ export function buildRegistry(
             locality: m.spec.locality ?? '',
             serviceAccount: m.spec.serviceAccount ?? 'default',
             namespace: se.metadata.namespace,
-            network: m.spec.network ?? '',
+            network: networkOf(m.spec),
             workload: m.id,
           });
         }
@@ -135,6 +154,7 @@ function withWorkloadEntries(
   ps: PlatformService,
   own: ReadonlyMap<number, readonly ServiceEndpoint[]>,
   selected: readonly ConfigResource<WorkloadEntrySpec>[],
+  networkOf: (spec: WorkloadEntrySpec) => string,
 ): Map<number, ServiceEndpoint[]> {
   const out = new Map<number, ServiceEndpoint[]>();
   for (const port of ps.service.ports) {
@@ -153,7 +173,7 @@ function withWorkloadEntries(
         locality: we.spec.locality ?? '',
         serviceAccount: we.spec.serviceAccount ?? 'default',
         namespace: ps.service.namespace,
-        network: we.spec.network ?? '',
+        network: networkOf({ ...we.spec, labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) } }),
         workload: resourceKey(we),
       });
     }

@@ -9,6 +9,7 @@ import { DaemonMetrics } from '../monitoring';
 import { Settings, SettingsToken } from '../settings';
 import { DaemonKeySetsOptions, JwksFetchMode, JwksResolverLogger, JwksResolverObserver, keySetSettingsFrom } from './authn';
 import { AuthzContributorOptions, AuthzLog } from './authz';
+import { AuthzMetrics } from './authz-metrics';
 import { CaOptions, CaOverrides, caOptionsFrom } from './ca';
 import { MeshTlsAlpnContributor, MtlsOptions } from './mtls';
 import { ContributionProvider } from '../plugins/contribution-provider';
@@ -32,39 +33,60 @@ export class KeySetOptionsFromSettings implements DaemonKeySetsOptions {
   }
 }
 
-/** RBAC principals in the mesh's trust domain and its aliases; skipped rules logged under `authorization`. */
+/**
+ * RBAC principals in the mesh's trust domain and its aliases, and the extension providers
+ * CUSTOM policies name, read live from the mesh config; skipped rules logged under `authorization`.
+ */
 @injectable()
 export class MeshAuthzOptions implements AuthzContributorOptions {
-  readonly trustDomain: string;
-  readonly trustDomainAliases: readonly string[];
   readonly log: AuthzLog;
 
-  constructor(@inject(MeshConfig) mesh: MeshConfig, @inject(LoggingToken) logging: Logging) {
-    this.trustDomain = mesh.trustDomain;
-    this.trustDomainAliases = mesh.trustDomainAliases;
+  constructor(
+    @inject(MeshConfig) private readonly mesh: MeshConfig,
+    @inject(LoggingToken) logging: Logging,
+    @inject(AuthzMetrics) readonly extAuthzObserver: AuthzMetrics,
+  ) {
     this.log = logging.scope('authorization');
+  }
+
+  get trustDomain(): string {
+    return this.mesh.current().trustDomain;
+  }
+
+  get trustDomainAliases(): readonly string[] {
+    return this.mesh.current().trustDomainAliases;
   }
 }
 
-/** Mesh config trustDomain and enableAutoMtls; the ALPN protocols enabled plugins offer on mesh mTLS. */
+/** The live mesh config's trustDomain, enableAutoMtls and meshMTLS; the ALPN protocols enabled plugins offer on mesh mTLS. */
 @injectable()
 export class MeshMtlsOptions implements MtlsOptions {
-  readonly trustDomain: string;
-  readonly enableAutoMtls: boolean;
   readonly leadingAlpns: readonly string[];
 
   constructor(
-    @inject(MeshConfig) mesh: MeshConfig,
+    @inject(MeshConfig) private readonly mesh: MeshConfig,
     @inject(ContributionProvider) @named(MeshTlsAlpnContributor) alpns: ContributionProvider<MeshTlsAlpnContributor>,
   ) {
-    this.trustDomain = mesh.trustDomain;
-    this.enableAutoMtls = mesh.enableAutoMtls;
     this.leadingAlpns = [...new Set(alpns.getContributions().flatMap((c) => c.meshTlsAlpns))];
+  }
+
+  get trustDomain(): string {
+    return this.mesh.current().trustDomain;
+  }
+
+  get enableAutoMtls(): boolean {
+    return this.mesh.current().enableAutoMtls;
+  }
+
+  /** `meshMTLS.minProtocolVersion`: TLS_AUTO means TLS 1.2, as the incumbent reads it. */
+  get minProtocolVersion(): 'TLSV1_2' | 'TLSV1_3' {
+    return this.mesh.current().meshMTLS.minProtocolVersion === 'TLSV1_3' ? 'TLSV1_3' : 'TLSV1_2';
   }
 }
 
 /**
- * The CA's options from the settings, in the mesh's trust domain. Read when the CA starts, so a
+ * The CA's options from the settings, in the mesh's trust domain, followed live (a changed
+ * trustDomain names the certificates issued from then on). Read when the CA starts, so a
  * daemon without a CA (ENABLE_CA_SERVER=false) never trips over CA settings.
  */
 @injectable()
@@ -76,6 +98,6 @@ export class DaemonCaSettings {
 
   /** @throws Error naming the setting whose value the CA cannot use. */
   options(overrides: Omit<CaOverrides, 'trustDomain'> = {}): CaOptions {
-    return caOptionsFrom(this.settings, { ...overrides, trustDomain: this.mesh.trustDomain });
+    return caOptionsFrom(this.settings, { ...overrides, trustDomain: () => this.mesh.current().trustDomain });
   }
 }

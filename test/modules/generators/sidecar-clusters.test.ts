@@ -190,6 +190,7 @@ ${serviceEntryYaml('egress', 'any', 'db.example.com', 'NONE', '{ number: 5432, n
       connect_timeout: { seconds: '10' },
       dns_lookup_family: 'V4_ONLY',
       respect_dns_ttl: true,
+      dns_refresh_rate: { seconds: '60' },
       lb_policy: 'LEAST_REQUEST',
       load_assignment: {
         cluster_name: dns,

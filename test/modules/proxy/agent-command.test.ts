@@ -68,7 +68,7 @@ describe('pilot-agent proxy with the built-in proxy', function () {
       env: { INSTANCE_IP: '127.0.0.44', PROXY_CONFIG: '{"proxyAdminPort": "lots"}' },
     });
     expect(bad.code).to.not.equal(0);
-    expect(bad.stderr).to.contain('PROXY_CONFIG.proxyAdminPort: must be a port number');
+    expect(bad.stderr).to.contain('PROXY_CONFIG: proxyAdminPort: must be a port number');
     const capture = await runCli('pilot-agent', ['proxy', '--meshConfig', '/nonexistent'], {
       env: { INSTANCE_IP: '127.0.0.44', PROXY_CONFIG: '{"binaryPath": "/nonexistent/envoy", "controlPlaneAuthPolicy": "NONE"}' },
     });

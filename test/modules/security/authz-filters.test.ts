@@ -182,7 +182,7 @@ describe('authorization filters', () => {
         },
       });
       expect(log.errors).to.deep.equal([
-        'failed to process CUSTOM action for provider my-authz, will generate deny configs: extension provider my-authz not found (no extension providers are configured)',
+        'failed to process CUSTOM action for provider my-authz, will generate deny configs: available providers are [] but found "my-authz"',
       ]);
     });
   });

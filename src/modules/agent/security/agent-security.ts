@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULT_SDS_SOCKET_PATH } from '../bootstrap';
+import { daemonServiceName } from '../../security/daemon-identity';
 import { Backoff } from '../../shared/backoff';
 import { UserError } from '../../shared/user-error';
 import { CA_FIRST_CERTIFICATE_BACKOFF, CaClient } from './ca-client';
@@ -32,12 +33,15 @@ export interface AgentSecurityOptions {
 
 export class AgentSecurityError extends UserError {}
 
-/** The name the daemon's certificate is checked against. */
-export function daemonServerName(address: string, meshdSan: string | undefined): string {
+/**
+ * The name the daemon's certificate is checked against: MESHD_SAN, else the discovery
+ * address's host, else (an IP address) the daemon's service in the system namespace.
+ */
+export function daemonServerName(address: string, meshdSan: string | undefined, systemNamespace: string): string {
   if (meshdSan) return meshdSan;
   const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   const isIp = /^[\d.]+$/.test(host) || host.includes(':');
-  return isIp ? 'meshd.mesh-system.svc' : host;
+  return isIp ? daemonServiceName(systemNamespace) : host;
 }
 
 function readRoots(path: string, what: string): string {

@@ -8,11 +8,16 @@ import { tokenPath } from './token';
 import { keySpecFrom } from './workload-key';
 
 /**
- * The agent's certificate settings. Certificates are required for MUTUAL_TLS to the daemon;
+ * The agent's certificate settings, in the mesh config's trust domain. Certificates are required for MUTUAL_TLS to the daemon;
  * with controlPlaneAuthPolicy NONE they are fetched only when the workload has a token (so
  * its proxy can still do mTLS with its peers).
  */
-export function agentSecurityOptions(settings: Settings, proxyConfig: ProxyConfig, log: ScopedLogger): AgentSecurityOptions | undefined {
+export function agentSecurityOptions(
+  settings: Settings,
+  proxyConfig: ProxyConfig,
+  log: ScopedLogger,
+  mesh: { trustDomain: string; systemNamespace: string },
+): AgentSecurityOptions | undefined {
   const token = tokenPath(settings.string('JWT_POLICY') ?? 'third-party-jwt', settings.string('MESH_JWT_PATH'));
   if (proxyConfig.controlPlaneAuthPolicy === 'NONE' && !fs.existsSync(token)) return undefined;
   const caAddress = settings.string('CA_ADDR') || proxyConfig.discoveryAddress;
@@ -22,14 +27,14 @@ export function agentSecurityOptions(settings: Settings, proxyConfig: ProxyConfi
     caAddress,
     caRootPath: settings.string('CA_ROOT_CA') || PUBLISHED_ROOTS_PATH,
     xdsRootPath: settings.string('XDS_ROOT_CA') || PUBLISHED_ROOTS_PATH,
-    serverName: daemonServerName(caAddress, settings.string('MESHD_SAN')),
+    serverName: daemonServerName(caAddress, settings.string('MESHD_SAN'), mesh.systemNamespace),
     keySpec: keySpecFrom({
       eccSignatureAlgorithm: settings.string('ECC_SIGNATURE_ALGORITHM'),
       eccCurve: settings.string('ECC_CURVE') ?? 'P256',
       rsaKeySize: settings.int('WORKLOAD_RSA_KEY_SIZE'),
     }),
     tokenPath: token,
-    trustDomain: 'cluster.local',
+    trustDomain: mesh.trustDomain,
     graceRatio,
     outputDir: settings.string('OUTPUT_CERTS') || undefined,
     log: (level, message) => log[level](message),

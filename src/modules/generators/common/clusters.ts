@@ -7,13 +7,18 @@ import { applyClusterTls, CertificateSource, ResolvedMtlsOptions } from '../../s
 import { ClusterContributor, EndpointContributor } from '../../model/generator';
 import { outboundClusterName } from '../../model/naming';
 import { clusterMetadata } from './cluster-metadata';
+import { msDuration } from './durations';
 import { ADS_CONFIG_SOURCE, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY } from './envoy-enums';
 import { dnsSelfEndpoint, loadAssignmentOf } from './load-assignment';
 import { applyConnectionPool, applyLoadBalancer, applyOutlierDetection, EffectivePolicy, effectivePolicy } from './traffic-policy';
 
 type Obj = Record<string, unknown>;
 
-export const DEFAULT_CONNECT_TIMEOUT = { seconds: 10 };
+/** The mesh config's `connectTimeout` (10 s by default): clusters' connect timeout unless a DestinationRule sets one. */
+export function meshConnectTimeout(push: PushContext): { seconds: number; nanos?: number } {
+  return msDuration(push.mesh.connectTimeoutMs);
+}
+
 /** Envoy's "no limit" for circuit-breaker thresholds (the incumbent's defaults). */
 export const MAX_UINT32 = 4294967295;
 
@@ -74,7 +79,7 @@ function outboundCluster(
   options: OutboundClusterOptions,
 ): Obj {
   const name = outboundClusterName(port.number, subset, service.hostname);
-  const cluster: Obj = { name, connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT } };
+  const cluster: Obj = { name, connect_timeout: meshConnectTimeout(push) };
   const resolution = options.forGrpc ? 'STATIC' : service.resolution;
   switch (resolution) {
     case 'DNS':
@@ -82,6 +87,8 @@ function outboundCluster(
       cluster.type = resolution === 'DNS' ? EnvoyEnum.DiscoveryType.STRICT_DNS : EnvoyEnum.DiscoveryType.LOGICAL_DNS;
       cluster.dns_lookup_family = EnvoyEnum.DnsLookupFamily.V4_ONLY;
       cluster.respect_dns_ttl = true;
+      // Used when resolution fails; otherwise the records' TTL applies.
+      cluster.dns_refresh_rate = msDuration(push.mesh.dnsRefreshRateMs);
       // A DNS service without endpoints resolves its own host name.
       const eps = endpoints.length > 0 ? endpoints : [dnsSelfEndpoint(service, port)];
       // LOGICAL_DNS takes exactly one endpoint.

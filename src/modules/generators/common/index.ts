@@ -14,7 +14,7 @@
  */
 export { clusterMetadata, MESH_METADATA_KEY, serviceShortName } from './cluster-metadata';
 export {
-  buildOutboundClusters, DEFAULT_CONNECT_TIMEOUT, defaultCircuitBreakers, MAX_UINT32, OutboundClusterOptions,
+  buildOutboundClusters, meshConnectTimeout, defaultCircuitBreakers, MAX_UINT32, OutboundClusterOptions,
 } from './clusters';
 export { protoDuration } from './durations';
 export {

@@ -44,14 +44,20 @@ let instances = 0;
 export class GrpcGenerator implements XdsGenerator {
   private readonly endpointContributors: readonly EndpointContributor[];
   private readonly serverHttpFilters: readonly HttpFilterContributor[];
-  private readonly mtls: ResolvedMtlsOptions | undefined;
+  private readonly mtlsOptions: MtlsOptions | undefined;
   /** Generators with different options must not share memoized output. */
   private readonly memoPrefix = `grpc#${instances++}`;
 
   constructor(@inject(GrpcGeneratorOptionsToken) @optional() options: GrpcGeneratorOptions = {}) {
     this.endpointContributors = options.endpoints ?? [];
     this.serverHttpFilters = options.serverHttpFilters ?? [];
-    this.mtls = options.mtls ? resolveMtlsOptions(options.mtls) : undefined;
+    this.mtlsOptions = options.mtls;
+    void this.mtls; // an unusable trust domain fails here, at start
+  }
+
+  /** Resolved when read: the trust domain and auto mTLS follow the live mesh config. */
+  private get mtls(): ResolvedMtlsOptions | undefined {
+    return this.mtlsOptions ? resolveMtlsOptions(this.mtlsOptions) : undefined;
   }
 
   generate(request: GenerateRequest): XdsResource[] {

@@ -4,7 +4,7 @@ import { PushContext } from '../../model/push-context';
 import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
 import { XdsResource } from '../../model/generator';
 import {
-  buildOutboundClusters, clusterMetadata, DEFAULT_CONNECT_TIMEOUT, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
+  buildOutboundClusters, clusterMetadata, meshConnectTimeout, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
 } from '../common';
 import { inboundClusterName } from '../../model/naming';
 import { inboundKey, inboundPorts } from './inbound';
@@ -43,24 +43,24 @@ export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: P
       ),
     ),
   );
-  const fixed = push.memoize(`${ctx.memoPrefix}/cds-fixed`, () => encodeNamed(TypeUrl.Cluster, fixedClusters()));
+  const fixed = push.memoize(`${ctx.memoPrefix}/cds-fixed`, () => encodeNamed(TypeUrl.Cluster, fixedClusters(push)));
   const inbound = push.memoize(`${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, () => encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)));
   return pick([...outbound, ...fixed, ...inbound], names);
 }
 
-function originalDst(name: string): Record<string, unknown> {
+function originalDst(push: PushContext, name: string): Record<string, unknown> {
   return {
     name,
     type: EnvoyEnum.DiscoveryType.ORIGINAL_DST,
     lb_policy: EnvoyEnum.LbPolicy.CLUSTER_PROVIDED,
-    connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT },
+    connect_timeout: meshConnectTimeout(push),
     circuit_breakers: defaultCircuitBreakers(),
   };
 }
 
 /** BlackHoleCluster (no endpoints), PassthroughCluster and InboundPassthroughCluster (original destination). */
-export function fixedClusters(): Record<string, unknown>[] {
-  const passthrough = originalDst(PASSTHROUGH_CLUSTER);
+export function fixedClusters(push: PushContext): Record<string, unknown>[] {
+  const passthrough = originalDst(push, PASSTHROUGH_CLUSTER);
   // Speak to the destination in whatever protocol the client used.
   passthrough.typed_extension_protocol_options = {
     [HTTP_PROTOCOL_OPTIONS_KEY]: {
@@ -68,11 +68,11 @@ export function fixedClusters(): Record<string, unknown>[] {
       use_downstream_protocol_config: { http_protocol_options: {}, http2_protocol_options: {} },
     },
   };
-  const inboundPassthrough = originalDst(INBOUND_PASSTHROUGH_CLUSTER);
+  const inboundPassthrough = originalDst(push, INBOUND_PASSTHROUGH_CLUSTER);
   inboundPassthrough.upstream_bind_config = { source_address: { address: INBOUND_PASSTHROUGH_BIND, port_value: 0 } };
   inboundPassthrough.typed_extension_protocol_options = passthrough.typed_extension_protocol_options;
   return [
-    { name: BLACKHOLE_CLUSTER, type: EnvoyEnum.DiscoveryType.STATIC, connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT }, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
+    { name: BLACKHOLE_CLUSTER, type: EnvoyEnum.DiscoveryType.STATIC, connect_timeout: meshConnectTimeout(push), load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
     passthrough,
     inboundPassthrough,
   ];
@@ -86,7 +86,7 @@ export function inboundClusters(ctx: SidecarContext, push: PushContext, proxy: P
     const cluster: Record<string, unknown> = {
       name,
       type: EnvoyEnum.DiscoveryType.STATIC,
-      connect_timeout: { ...DEFAULT_CONNECT_TIMEOUT },
+      connect_timeout: meshConnectTimeout(push),
       load_assignment: {
         cluster_name: name,
         endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: endpoint.port } } } }] }],

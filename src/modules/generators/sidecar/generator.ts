@@ -1,5 +1,5 @@
 import { inject, injectable, optional } from 'inversify';
-import { resolveMtlsOptions, TlsModeEndpointMetadata } from '../../security/mtls';
+import { mtlsOptionsKey, resolveMtlsOptions, TlsModeEndpointMetadata } from '../../security/mtls';
 import { TypeUrl } from '../../envoy/type-urls';
 import { GenerateRequest, XdsGenerator, XdsResource } from '../../model/generator';
 import { sidecarClusters } from './clusters';
@@ -23,11 +23,44 @@ let instances = 0;
  */
 @injectable()
 export class SidecarGenerator implements XdsGenerator {
-  private readonly ctx: SidecarContext;
+  // Generators with different contributors must not share memoized output.
+  private readonly memoPrefix = `sidecar#${instances++}`;
+  private readonly options: Partial<SidecarGeneratorOptions>;
+  private context: { key: string; ctx: SidecarContext } | undefined;
 
   constructor(@inject(SidecarGeneratorOptionsToken) @optional() options: Partial<SidecarGeneratorOptions> = {}) {
+    this.options = options;
+    this.ctx(); // an unusable path normalization mode or trust domain fails here, at start
+  }
+
+  generate(request: GenerateRequest): XdsResource[] {
+    const { push, proxy, names } = request;
+    const ctx = this.ctx();
+    switch (request.typeUrl) {
+      case TypeUrl.Cluster:
+        return sidecarClusters(ctx, push, proxy, names);
+      case TypeUrl.ClusterLoadAssignment:
+        return sidecarEndpoints(ctx, push, proxy, names);
+      case TypeUrl.Listener:
+        return sidecarListeners(ctx, push, proxy, names);
+      case TypeUrl.RouteConfiguration:
+        return sidecarRoutes(ctx, push, proxy, names);
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * The context from the options as they are now: the mesh config parts (path normalization,
+   * trust domain, auto mTLS) follow the live mesh config, so it is rebuilt when they change.
+   */
+  private ctx(): SidecarContext {
+    const options = this.options;
     const mtls = options.mtls ? resolveMtlsOptions(options.mtls) : undefined;
-    this.ctx = {
+    const pathNormalization = options.pathNormalization ?? DEFAULT_PATH_NORMALIZATION;
+    const key = `${pathNormalization}|${mtls ? mtlsOptionsKey(mtls) : 'plaintext'}`;
+    if (this.context?.key === key) return this.context.ctx;
+    const ctx: SidecarContext = {
       networkFilters: options.networkFilters ?? [],
       httpFilters: options.httpFilters ?? [],
       clusters: options.clusters ?? [],
@@ -35,26 +68,11 @@ export class SidecarGenerator implements XdsGenerator {
       endpoints: [...(options.endpoints ?? []), ...(mtls ? [new TlsModeEndpointMetadata()] : [])],
       connectionManagers: options.connectionManagers ?? [],
       absoluteFqdnDomain: options.absoluteFqdnDomain ?? true,
-      pathNormalizationFields: pathNormalizationFields(options.pathNormalization ?? DEFAULT_PATH_NORMALIZATION),
+      pathNormalizationFields: pathNormalizationFields(pathNormalization),
       mtls,
-      // Generators with different contributors must not share memoized output.
-      memoPrefix: `sidecar#${instances++}`,
+      memoPrefix: this.memoPrefix,
     };
-  }
-
-  generate(request: GenerateRequest): XdsResource[] {
-    const { push, proxy, names } = request;
-    switch (request.typeUrl) {
-      case TypeUrl.Cluster:
-        return sidecarClusters(this.ctx, push, proxy, names);
-      case TypeUrl.ClusterLoadAssignment:
-        return sidecarEndpoints(this.ctx, push, proxy, names);
-      case TypeUrl.Listener:
-        return sidecarListeners(this.ctx, push, proxy, names);
-      case TypeUrl.RouteConfiguration:
-        return sidecarRoutes(this.ctx, push, proxy, names);
-      default:
-        return [];
-    }
+    this.context = { key, ctx };
+    return ctx;
   }
 }

@@ -26,7 +26,7 @@ export interface InboundChainVariant {
 export function inboundChainVariants(mode: EffectiveMtlsMode | undefined, http: boolean, options: ResolvedMtlsOptions | undefined): InboundChainVariant[] {
   if (!mode || !options || mode === 'DISABLE') return [{ nameSuffix: '', match: {} }];
   const alpn = http ? HTTP_ALPNS : [...options.leadingAlpns, ...HTTP_ALPNS];
-  const transportSocket = tlsTransportSocket(meshDownstreamTlsContext('sds', alpn));
+  const transportSocket = tlsTransportSocket(meshDownstreamTlsContext('sds', alpn, options.minProtocolVersion));
   if (mode === 'STRICT') return [{ nameSuffix: '-mtls', match: { transport_protocol: 'tls' }, transportSocket }];
   return [
     { nameSuffix: '-mtls', match: { transport_protocol: 'tls', application_protocols: [...MESH_MTLS_ALPNS] }, transportSocket },

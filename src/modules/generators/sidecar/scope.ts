@@ -122,7 +122,8 @@ function buildScope(push: PushContext, namespace: string, key: string, sidecar: 
     sidecar,
     services: [...inScope].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0)),
     ports,
-    outboundMode: sidecar?.spec.outboundTrafficPolicy?.mode ?? 'ALLOW_ANY',
+    // A Sidecar's policy wins; otherwise the mesh config's (ALLOW_ANY by default).
+    outboundMode: sidecar?.spec.outboundTrafficPolicy?.mode ?? push.mesh.outboundTrafficPolicy.mode,
   };
 }
 

@@ -5,6 +5,8 @@
  * Struct as `{ fields }`, see xds/struct.ts) and then sees every request or connection.
  */
 
+import type { ClusterHttpClient } from '../upstream/cluster-http-client';
+
 /** The downstream connection a request or TCP stream arrived on. */
 export interface ConnectionInfo {
   /** The direct peer (Envoy's `source.address`). */
@@ -44,7 +46,7 @@ export interface ProxyHttpRequest {
 export type FilterOutcome =
   | { kind: 'continue' }
   /** Answer locally and stop: the request goes no further. */
-  | { kind: 'respond'; status: number; body: string; headers?: Record<string, string> };
+  | { kind: 'respond'; status: number; body: string; headers?: Record<string, string | string[]> };
 
 export const CONTINUE: FilterOutcome = Object.freeze({ kind: 'continue' });
 
@@ -92,6 +94,8 @@ export interface FilterContext {
   /** Clock in milliseconds since the epoch (tests move it to check `exp`/`nbf`). */
   now(): number;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
+  /** HTTP requests to the proxy's clusters (ext_authz's check); absent where the proxy has none to offer. */
+  clusters?: ClusterHttpClient;
 }
 
 /**

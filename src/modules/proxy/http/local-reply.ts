@@ -1,7 +1,7 @@
 import type * as http from 'node:http';
 
 /** A response the proxy makes itself (Envoy's local reply): plain text, with its length. */
-export function sendLocalReply(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+export function sendLocalReply(res: http.ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;

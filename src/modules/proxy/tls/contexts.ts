@@ -24,11 +24,26 @@ interface CommonTls {
   alpn: string[];
   /** Peer SAN must match one of these (URI, DNS); empty = any verified peer. */
   sanMatchers: ((value: string) => boolean)[];
+  /** `tls_params` protocol bounds, as Node names them; unset = Node's defaults. */
+  minVersion?: tls.SecureVersion;
+  maxVersion?: tls.SecureVersion;
+}
+
+/** envoy.extensions.transport_sockets.tls.v3.TlsParameters.TlsProtocol (name or number) → Node's name; TLS_AUTO is unset. */
+function tlsVersionOf(value: unknown, field: string): tls.SecureVersion | undefined {
+  const names: Record<string, tls.SecureVersion | undefined> = { TLS_AUTO: undefined, TLSv1_0: 'TLSv1', TLSv1_1: 'TLSv1.1', TLSv1_2: 'TLSv1.2', TLSv1_3: 'TLSv1.3' };
+  const byNumber = ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'];
+  if (value === undefined || value === null) return undefined;
+  const name = typeof value === 'number' ? byNumber[value] : String(value);
+  if (name === undefined || !(name in names)) throw new Error(`${field}: unknown TLS version ${JSON.stringify(value)}`);
+  return names[name];
 }
 
 function compileCommon(common: Decoded | undefined, field: string): CommonTls {
   const c = common ?? {};
   const out: CommonTls = { alpn: ((c.alpn_protocols ?? []) as string[]).map(String), sanMatchers: [] };
+  out.minVersion = tlsVersionOf(c.tls_params?.tls_minimum_protocol_version, `${field}.tls_params.tls_minimum_protocol_version`);
+  out.maxVersion = tlsVersionOf(c.tls_params?.tls_maximum_protocol_version, `${field}.tls_params.tls_maximum_protocol_version`);
   const sdsCert = ((c.tls_certificate_sds_secret_configs ?? []) as Decoded[])[0];
   const inlineCert = ((c.tls_certificates ?? []) as Decoded[])[0];
   if (sdsCert) out.certificate = { sds: String(sdsCert.name) };
@@ -77,7 +92,13 @@ abstract class TlsContextBase {
     const cert = this.resolve(this.common.certificate);
     const validation = this.resolve(this.common.validation);
     if ((this.common.certificate && !cert?.certChainPem) || (this.common.validation && !validation?.trustedCaPem)) return undefined;
-    const context = tls.createSecureContext({ cert: cert?.certChainPem, key: cert?.keyPem, ca: validation?.trustedCaPem });
+    const context = tls.createSecureContext({
+      cert: cert?.certChainPem,
+      key: cert?.keyPem,
+      ca: validation?.trustedCaPem,
+      ...(this.common.minVersion ? { minVersion: this.common.minVersion } : {}),
+      ...(this.common.maxVersion ? { maxVersion: this.common.maxVersion } : {}),
+    });
     this.cached = { version, context };
     return context;
   }

@@ -1,14 +1,19 @@
 /**
  * AuthorizationPolicies in force for a workload → the RBAC filters of its inbound chains, in
- * chain order: CUSTOM fallbacks, then AUDIT (action LOG), DENY, ALLOW, one filter each. The
+ * chain order: CUSTOM (a shadow RBAC filter and ext_authz, or a DENY filter when the provider
+ * cannot be used), then AUDIT (action LOG), DENY, ALLOW, one filter each. The
  * proxy runs them in turn, so a request denied by the DENY filter never reaches ALLOW.
  */
 import { AuthorizationPolicySpec } from '../../config/kinds/authorization-policy';
 import { ConfigResource } from '../../config/resource';
 import { EnvoyFilter } from '../../model/generator';
+import { BuiltExtAuthz } from './ext-authz';
 import {
   BAD_CUSTOM_SUFFIX,
   DRY_RUN_ANNOTATION,
+  EXT_AUTHZ_HTTP_FILTER,
+  EXT_AUTHZ_NETWORK_FILTER,
+  EXT_AUTHZ_SHADOW_STAT_PREFIX,
   RBAC_HTTP_FILTER,
   RBAC_HTTP_TYPE,
   RBAC_NETWORK_FILTER,
@@ -39,6 +44,8 @@ export interface BuildOptions {
   trustDomains: TrustDomainBundle;
   chain: ChainKind;
   log?: AuthzLog;
+  /** The mesh config's external authorizers by provider name (extAuthzProviders); none = every CUSTOM provider is unknown. */
+  extAuthz?: ReadonlyMap<string, BuiltExtAuthz>;
 }
 
 /** A policy set never matched: what a policy without rules is (it selects, but allows nothing). */
@@ -61,7 +68,7 @@ interface BuiltRules {
 export function buildAuthzFilters(policies: readonly AuthorizationPolicy[], options: BuildOptions): EnvoyFilter[] {
   const log = options.log ?? SILENT_LOG;
   const byAction = (action: string) => policies.filter((p) => (p.spec.action ?? 'ALLOW') === action);
-  const filters = customFallbackFilters(byAction('CUSTOM'), options, log);
+  const filters = customFilters(byAction('CUSTOM'), options, log);
   for (const [action, rbac] of [['AUDIT', 'LOG'], ['DENY', 'DENY'], ['ALLOW', 'ALLOW']] as const) {
     const selected = byAction(action);
     if (selected.length === 0) continue;
@@ -72,20 +79,55 @@ export function buildAuthzFilters(policies: readonly AuthorizationPolicy[], opti
 }
 
 /**
- * CUSTOM policies delegate to an extension provider of the mesh config. This project has no
- * extension providers yet, so every provider is unknown; the incumbent then fails closed:
- * the policy's rules become a DENY filter (names suffixed `-deny-due-to-bad-CUSTOM-action`),
- * one per provider, logged as an error. Dry-run CUSTOM policies are left out of it.
+ * CUSTOM policies delegate to an extension provider of the mesh config, per provider (sorted
+ * by name): an RBAC filter whose shadow rules are the policies' rules (it enforces nothing, it
+ * tags a matching request with its policy name, `mesh-ext-authz-<provider>-...`), then the
+ * provider's ext_authz filter, enabled only for tagged requests. TCP chains get the pair only
+ * for gRPC providers (an HTTP authorizer cannot check a connection). As the incumbent does,
+ * a provider that is not defined or cannot be used, or a workload whose CUSTOM policies name
+ * several providers, fails closed: the rules become a DENY filter (names suffixed
+ * `-deny-due-to-bad-CUSTOM-action`), logged as an error. Dry-run CUSTOM policies are left out.
  */
-function customFallbackFilters(policies: readonly AuthorizationPolicy[], options: BuildOptions, log: AuthzLog): EnvoyFilter[] {
+function customFilters(policies: readonly AuthorizationPolicy[], options: BuildOptions, log: AuthzLog): EnvoyFilter[] {
   const providers = [...new Set(policies.map((p) => p.spec.provider?.name ?? ''))].sort();
-  return providers.map((provider) => {
-    log.error(`failed to process CUSTOM action for provider ${provider}, will generate deny configs: extension provider ${provider} not found (no extension providers are configured)`);
-    const built = buildRules(policies.filter((p) => (p.spec.provider?.name ?? '') === provider), 'DENY', options, log, provider);
-    const policiesOut: Record<string, RbacPolicy> = {};
-    for (const [name, policy] of Object.entries(built.rules?.policies ?? {})) policiesOut[name + BAD_CUSTOM_SUFFIX] = policy;
-    return rbacFilter(options.chain, { rules: { action: 'DENY', policies: policiesOut } });
-  });
+  const built = new Map(providers.map((provider) => [provider, buildRules(policies.filter((p) => (p.spec.provider?.name ?? '') === provider), 'DENY', options, log, provider)]));
+  for (const [provider, rules] of built) {
+    if (rules.shadowRules) log.debug(`dry-run CUSTOM policies of provider ${provider} are not evaluated (the check would still be made)`);
+  }
+  const denyAll = (provider: string, why: string): EnvoyFilter => {
+    log.error(`failed to process CUSTOM action for provider ${provider}, will generate deny configs: ${why}`);
+    return badCustomFilter(options.chain, built.get(provider)!.rules);
+  };
+  if (providers.length > 1) {
+    const why = `only 1 provider can be used per workload, found multiple providers: [${providers.join(' ')}]`;
+    return providers.map((provider) => denyAll(provider, why));
+  }
+  const filters: EnvoyFilter[] = [];
+  for (const provider of providers) {
+    const rules = built.get(provider)!.rules;
+    if (!rules) continue;
+    const ext = options.extAuthz?.get(provider);
+    if (!ext || ext.error) {
+      const known = [...(options.extAuthz?.keys() ?? [])].sort();
+      filters.push(denyAll(provider, ext?.error ?? `available providers are [${known.join(' ')}] but found "${provider}"`));
+      continue;
+    }
+    const extConfig = options.chain === 'http' ? ext.http : ext.tcp;
+    if (!extConfig) {
+      log.debug(`ignored CUSTOM action with HTTP provider on TCP filter chain for provider ${provider}`);
+      continue;
+    }
+    filters.push(rbacFilter(options.chain, { shadowRules: rules }, EXT_AUTHZ_SHADOW_STAT_PREFIX));
+    filters.push({ name: options.chain === 'http' ? EXT_AUTHZ_HTTP_FILTER : EXT_AUTHZ_NETWORK_FILTER, typed_config: extConfig as EnvoyFilter['typed_config'] });
+  }
+  return filters;
+}
+
+/** The rules of a CUSTOM provider that cannot be used, as enforced DENY rules. */
+function badCustomFilter(chain: ChainKind, rules: RbacRules | undefined): EnvoyFilter {
+  const policies: Record<string, RbacPolicy> = {};
+  for (const [name, policy] of Object.entries(rules?.policies ?? {})) policies[name + BAD_CUSTOM_SUFFIX] = policy;
+  return rbacFilter(chain, { rules: { action: 'DENY', policies } });
 }
 
 function buildRules(policies: readonly AuthorizationPolicy[], action: RbacAction, options: BuildOptions, log: AuthzLog, customProvider?: string): BuiltRules {

@@ -11,6 +11,7 @@ import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { policiesFor } from '../selection';
 import { AuthzLog, buildAuthzFilters, ChainKind, SILENT_LOG } from './builder';
+import { ExtAuthzObserver, extAuthzProviders } from './ext-authz';
 import { LOCAL_TRUST_DOMAIN, TrustDomainBundle } from './trust-domain';
 
 /** The options the rbac plugin's parts are built with (the mesh config's trust domains); bound by the security module. */
@@ -22,28 +23,52 @@ export interface AuthzContributorOptions {
   trustDomainAliases?: readonly string[];
   /** Skipped rules and CUSTOM fallbacks; the daemon passes its `authorization` logging scope. */
   log?: AuthzLog;
+  /** Counts external authorizers whose service is not in the registry (provider_lookup_cluster_failures). */
+  extAuthzObserver?: ExtAuthzObserver;
 }
 
-/** The RBAC filters for `proxy`'s inbound chains of one kind, shared by every chain of the push that needs them. */
-export function authzFiltersFor(push: PushContext, proxy: Pick<Proxy, 'namespace' | 'labels'>, chain: ChainKind, trustDomains: TrustDomainBundle, log: AuthzLog = SILENT_LOG): readonly EnvoyFilter[] {
+/**
+ * The authorization filters (RBAC, and ext_authz for CUSTOM policies with the push's mesh
+ * config providers) for `proxy`'s inbound chains of one kind, shared by every chain of the
+ * push that needs them.
+ */
+export function authzFiltersFor(
+  push: PushContext,
+  proxy: Pick<Proxy, 'namespace' | 'labels'>,
+  chain: ChainKind,
+  trustDomains: TrustDomainBundle,
+  log: AuthzLog = SILENT_LOG,
+  observer?: ExtAuthzObserver,
+): readonly EnvoyFilter[] {
   const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
-  return push.memoize(`authz/${chain}/${trustDomains.key}/${proxy.namespace}/${labels}`, () =>
-    deepFreeze(buildAuthzFilters(policiesFor<AuthorizationPolicySpec>(push, proxy, 'AuthorizationPolicy'), { trustDomains, chain, log })),
-  );
+  return push.memoize(`authz/${chain}/${trustDomains.key}/${proxy.namespace}/${labels}`, () => {
+    const policies = policiesFor<AuthorizationPolicySpec>(push, proxy, 'AuthorizationPolicy');
+    const extAuthz = policies.some((p) => p.spec.action === 'CUSTOM') ? extAuthzProviders(push, observer) : undefined;
+    return deepFreeze(buildAuthzFilters(policies, { trustDomains, chain, log, extAuthz }));
+  });
 }
 
 abstract class AuthzContributor {
-  protected readonly trustDomains: TrustDomainBundle;
   protected readonly log: AuthzLog;
+  private bundle: TrustDomainBundle;
 
-  constructor(options: AuthzContributorOptions = {}) {
-    this.trustDomains = new TrustDomainBundle(options.trustDomain ?? LOCAL_TRUST_DOMAIN, options.trustDomainAliases);
+  constructor(private readonly options: AuthzContributorOptions = {}) {
+    this.bundle = this.trustDomains; // an empty trust domain fails here, at start
     this.log = options.log ?? SILENT_LOG;
+  }
+
+  /** The trust domains as the options say now (the daemon's follow the live mesh config). */
+  protected get trustDomains(): TrustDomainBundle {
+    const trustDomain = this.options.trustDomain ?? LOCAL_TRUST_DOMAIN;
+    const aliases = this.options.trustDomainAliases ?? [];
+    const key = [trustDomain, ...aliases.filter((a) => a !== trustDomain)].join(',');
+    if (this.bundle?.key !== key) this.bundle = new TrustDomainBundle(trustDomain, aliases);
+    return this.bundle;
   }
 
   protected filters(context: FilterChainContext, chain: ChainKind): EnvoyFilter[] {
     if (context.direction !== 'inbound') return [];
-    return [...authzFiltersFor(context.push, context.proxy, chain, this.trustDomains, this.log)];
+    return [...authzFiltersFor(context.push, context.proxy, chain, this.trustDomains, this.log, this.options.extAuthzObserver)];
   }
 }
 

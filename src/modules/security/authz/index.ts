@@ -4,3 +4,4 @@ export { AuthorizationPolicy, AuthzLog, buildAuthzFilters, BuildOptions, ChainKi
 export { TrustDomainBundle, LOCAL_TRUST_DOMAIN } from './trust-domain';
 export { JWT_AUTHN_FILTER } from './attributes';
 export * from './names';
+export { BuiltExtAuthz, ExtAuthzObserver, extAuthzProviders, lookupCluster } from './ext-authz';

@@ -1,5 +1,7 @@
 /** Names the authorization filters carry, as the incumbent's proxies and dashboards know them. */
-export { RBAC_HTTP_FILTER, RBAC_HTTP_TYPE, RBAC_NETWORK_FILTER, RBAC_NETWORK_TYPE } from '../../envoy/well-known';
+export {
+  EXT_AUTHZ_HTTP_FILTER, EXT_AUTHZ_HTTP_TYPE, EXT_AUTHZ_NETWORK_FILTER, EXT_AUTHZ_NETWORK_TYPE, RBAC_HTTP_FILTER, RBAC_HTTP_TYPE, RBAC_NETWORK_FILTER, RBAC_NETWORK_TYPE,
+} from '../../envoy/well-known';
 
 
 /** Stat prefix of every network RBAC filter (`tcp.rbac.allowed`...). */
@@ -13,6 +15,8 @@ export const SHADOW_DENY_STAT_PREFIX = 'mesh_dry_run_deny_';
 
 /** Policy names of CUSTOM rules start with this, then the provider's name. */
 export const EXT_AUTHZ_PREFIX = 'mesh-ext-authz';
+/** Stat prefix of the shadow RBAC filter of CUSTOM rules: its metadata key `mesh_ext_authz_shadow_effective_policy_id` enables ext_authz. */
+export const EXT_AUTHZ_SHADOW_STAT_PREFIX = 'mesh_ext_authz_';
 /** Appended to CUSTOM rules turned into DENY because their provider cannot be used. */
 export const BAD_CUSTOM_SUFFIX = '-deny-due-to-bad-CUSTOM-action';
 

@@ -4,6 +4,7 @@
  * CA_TRUSTED_NODE_ACCOUNTS. Values the type check lets through but the CA cannot use are
  * errors naming the setting.
  */
+import { DEFAULT_MESH_CONFIG } from '../../mesh-config/values';
 import { Settings } from '../../settings';
 import { CertificateAuthorityOptions } from './authority';
 import { TokenKeySource } from './authn/jwt-authenticator';
@@ -13,8 +14,11 @@ import { CaLogger } from './logger';
 
 /** What the settings do not say: supplied by the daemon (or a test). */
 export interface CaOverrides {
-  /** The mesh's trust domain (mesh config); `cluster.local` by default. */
-  trustDomain?: string;
+  /**
+   * The mesh's trust domain (mesh config); `cluster.local` by default. A function is read at
+   * each request, so identities follow a trust domain that changes while the CA runs.
+   */
+  trustDomain?: string | (() => string);
   /** Where a self-signed root is persisted. */
   persistDir?: string;
   /** Which identities run on a node (the daemon's registry), for node authorization. */
@@ -43,11 +47,14 @@ export interface CaOptions {
   };
 }
 
-export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
+/** Without a trust domain given: the mesh config's default. */
+export const DEFAULT_TRUST_DOMAIN = DEFAULT_MESH_CONFIG.trustDomain;
 
 /** @throws Error naming the setting whose value the CA cannot use. */
 export function caOptionsFrom(settings: Settings, overrides: CaOverrides = {}): CaOptions {
-  const trustDomain = overrides.trustDomain ?? DEFAULT_TRUST_DOMAIN;
+  const given = overrides.trustDomain ?? DEFAULT_TRUST_DOMAIN;
+  const currentTrustDomain = typeof given === 'function' ? given : () => given;
+  const trustDomain = currentTrustDomain();
   if (trustDomain === '' || /[/\s]/.test(trustDomain)) throw new Error(`trust domain "${trustDomain}" is not a valid SPIFFE trust domain`);
 
   const positiveMs = (name: 'CA_SELF_SIGNED_CA_CERT_TTL' | 'DEFAULT_WORKLOAD_CERT_TTL' | 'MAX_WORKLOAD_CERT_TTL') => {
@@ -83,9 +90,18 @@ export function caOptionsFrom(settings: Settings, overrides: CaOverrides = {}): 
   };
   return {
     authority,
-    authentication: { trustDomain, audiences, keys: tokenKeySource(settings), now: overrides.now },
+    authentication: {
+      get trustDomain() {
+        return currentTrustDomain();
+      },
+      audiences,
+      keys: tokenKeySource(settings),
+      now: overrides.now,
+    },
     nodeAuthorization: {
-      trustDomain,
+      get trustDomain() {
+        return currentTrustDomain();
+      },
       trustedNodeAccounts: parseNodeAccounts(settings.string('CA_TRUSTED_NODE_ACCOUNTS')),
       identitiesOnNode: overrides.identitiesOnNode,
     },

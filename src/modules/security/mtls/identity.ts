@@ -1,11 +1,12 @@
 /** Workload identities (SPIFFE IDs), and which workloads can speak mesh mutual TLS. */
 import { ServiceEntrySpec } from '../../config/kinds/service-entry';
 import { resourceKey } from '../../config/resource';
+import { DEFAULT_MESH_CONFIG } from '../../mesh-config/values';
 import { PushContext } from '../../model/push-context';
 import { Service, ServiceEndpoint } from '../../registry/model';
 
-/** The trust domain of workload identities unless the mesh config names another. */
-export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
+/** The trust domain of workload identities unless the mesh config names another: the mesh config's default. */
+export const DEFAULT_TRUST_DOMAIN = DEFAULT_MESH_CONFIG.trustDomain;
 
 /** A workload label saying the workload has a proxy that terminates mesh mTLS (the incumbent's `security.istio.io/tlsMode`). */
 export const TLS_MODE_LABEL = 'security.mesh.io/tlsMode';

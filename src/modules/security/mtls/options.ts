@@ -1,5 +1,5 @@
 import { DEFAULT_TRUST_DOMAIN } from './identity';
-import { PEER_EXCHANGE_ALPN } from './tls-context';
+import { MeshTlsVersion, PEER_EXCHANGE_ALPN } from './tls-context';
 
 /** The mesh's mTLS options for the generators (mesh config and settings); bound by the security module. */
 export const MtlsOptionsToken = Symbol.for('mesh.MtlsOptions');
@@ -19,6 +19,8 @@ export interface MtlsOptions {
    * plugins; default `mesh-peer-exchange`, what metadata exchange offers when on.
    */
   leadingAlpns?: readonly string[];
+  /** Mesh config `meshMTLS.minProtocolVersion` of inbound mesh mTLS (TLS_AUTO = TLSV1_2, the default). */
+  minProtocolVersion?: MeshTlsVersion;
 }
 
 export type ResolvedMtlsOptions = Required<MtlsOptions>;
@@ -26,10 +28,15 @@ export type ResolvedMtlsOptions = Required<MtlsOptions>;
 export function resolveMtlsOptions(options: MtlsOptions = {}): ResolvedMtlsOptions {
   const trustDomain = options.trustDomain ?? DEFAULT_TRUST_DOMAIN;
   if (trustDomain === '') throw new Error('mTLS options: the trust domain must not be empty');
-  return { trustDomain, enableAutoMtls: options.enableAutoMtls ?? true, leadingAlpns: options.leadingAlpns ?? [PEER_EXCHANGE_ALPN] };
+  return {
+    trustDomain,
+    enableAutoMtls: options.enableAutoMtls ?? true,
+    leadingAlpns: options.leadingAlpns ?? [PEER_EXCHANGE_ALPN],
+    minProtocolVersion: options.minProtocolVersion ?? 'TLSV1_2',
+  };
 }
 
 /** Memo-key fragment of everything the options change in generated config. */
 export function mtlsOptionsKey(options: ResolvedMtlsOptions): string {
-  return `${options.trustDomain}|${options.enableAutoMtls ? 'auto' : 'manual'}|${options.leadingAlpns.join(',')}`;
+  return `${options.trustDomain}|${options.enableAutoMtls ? 'auto' : 'manual'}|${options.leadingAlpns.join(',')}|${options.minProtocolVersion}`;
 }

@@ -63,7 +63,10 @@ export function exactMatchers(names: readonly string[]): Obj[] {
  * root, and (client side) the peer identities to accept. gRPC takes no `tls_params` and no
  * SDS, so its form names certificate-provider instances instead.
  */
-export function meshCommonTlsContext(source: CertificateSource, options: { alpn?: readonly string[]; subjectAltNames?: readonly string[] } = {}): Obj {
+export function meshCommonTlsContext(
+  source: CertificateSource,
+  options: { alpn?: readonly string[]; subjectAltNames?: readonly string[]; minProtocolVersion?: MeshTlsVersion } = {},
+): Obj {
   const sans = options.subjectAltNames?.length ? { match_subject_alt_names: exactMatchers(options.subjectAltNames) } : {};
   if (source === 'certificate-provider') {
     return {
@@ -74,22 +77,25 @@ export function meshCommonTlsContext(source: CertificateSource, options: { alpn?
       },
     };
   }
-  const out: Obj = { tls_params: tlsParams() };
+  const out: Obj = { tls_params: tlsParams(options.minProtocolVersion) };
   if (options.alpn?.length) out.alpn_protocols = [...options.alpn];
   out.tls_certificate_sds_secret_configs = [sdsSecret(SDS_DEFAULT_SECRET)];
   out.combined_validation_context = { default_validation_context: sans, validation_context_sds_secret_config: sdsSecret(SDS_ROOT_SECRET) };
   return out;
 }
 
-export function tlsParams(): Obj {
-  return { tls_minimum_protocol_version: TLS_V1_2, tls_maximum_protocol_version: TLS_V1_3 };
+/** The lowest TLS version of mesh mTLS (mesh config `meshMTLS.minProtocolVersion`; TLS_AUTO is 1.2). */
+export type MeshTlsVersion = 'TLSV1_2' | 'TLSV1_3';
+
+export function tlsParams(minProtocolVersion: MeshTlsVersion = 'TLSV1_2'): Obj {
+  return { tls_minimum_protocol_version: minProtocolVersion === 'TLSV1_3' ? TLS_V1_3 : TLS_V1_2, tls_maximum_protocol_version: TLS_V1_3 };
 }
 
-/** The server side of mesh mTLS: a client certificate is required. */
-export function meshDownstreamTlsContext(source: CertificateSource, alpn?: readonly string[]): Obj {
+/** The server side of mesh mTLS: a client certificate is required, from `minProtocolVersion` on. */
+export function meshDownstreamTlsContext(source: CertificateSource, alpn?: readonly string[], minProtocolVersion?: MeshTlsVersion): Obj {
   return {
     '@type': DOWNSTREAM_TLS_CONTEXT_TYPE,
-    common_tls_context: meshCommonTlsContext(source, { alpn }),
+    common_tls_context: meshCommonTlsContext(source, { alpn, minProtocolVersion }),
     require_client_certificate: { value: true },
   };
 }

@@ -150,6 +150,15 @@ describe('mesh mTLS in sidecar config', () => {
     });
   });
 
+  describe('mesh config meshMTLS.minProtocolVersion', () => {
+    it('sets the lowest TLS version of inbound mesh mTLS (TLS_AUTO is 1.2); outbound stays 1.2 to 1.3', () => {
+      const params = (mtls: MtlsOptions) => listeners(MESH, mtls)['127.0.0.10_8000'].filter_chains[0].transport_socket.typed_config.common_tls_context.tls_params;
+      expect(params({})).to.deep.equal(TLS_PARAMS);
+      expect(params({ minProtocolVersion: 'TLSV1_3' })).to.deep.equal({ tls_minimum_protocol_version: 'TLSv1_3', tls_maximum_protocol_version: 'TLSv1_3' });
+      expect(clusters(MESH, { minProtocolVersion: 'TLSV1_3' })[`outbound|8000||${ECHO}`].transport_socket_matches[0].transport_socket.typed_config.common_tls_context.tls_params).to.deep.equal(TLS_PARAMS);
+    });
+  });
+
   describe('the virtual inbound listener (traffic capture)', () => {
     const captured = proxyOf('127.0.0.10', 'foo', { app: 'echo', version: 'v1' });
 
