@@ -101,7 +101,7 @@ spec:
   - { name: b, labels: { ${CLUSTER_LABEL}: cluster-b } }
 `);
     await local.apply(remoteSecret('remote-b', { 'cluster-b': remoteConfig }));
-    daemon = await startOrchDaemon(local, ['--clusterID', 'cluster-a']);
+    daemon = await startOrchDaemon(local, ['--clusterID', 'cluster-a'], { PILOT_ENABLE_TELEMETRY_LABEL: 'true', PILOT_ENDPOINT_TELEMETRY_LABEL: 'true' });
   });
 
   after(async () => {
@@ -136,12 +136,18 @@ spec:
     client.ack(cds);
     const names = [`outbound|80||${CART}`, `outbound|80|a|${CART}`, `outbound|80|b|${CART}`];
     const byName = new Map<string, string[]>();
+    const telemetry: string[] = [];
     for (const name of names) {
       client.send({ type_url: EDS, resource_names: [name] });
       const eds = await client.next(EDS);
       client.ack(eds, [name]);
       byName.set(resourcesOf(eds)[0].cluster_name, edsAddresses(eds));
+      if (name === names[0]) {
+        for (const l of resourcesOf(eds)[0].endpoints) for (const e of l.lb_endpoints) telemetry.push(e.metadata.filter_metadata.mesh.fields.workload.string_value);
+      }
     }
+    // The workload telemetry names each endpoint's own cluster.
+    expect(telemetry.sort()).to.deep.equal(['cart-a;shop;cart;;cluster-a', 'cart-b;shop;cart;;cluster-b']);
     expect(byName.get(`outbound|80||${CART}`)).to.deep.equal(['10.1.0.1', '10.2.0.1']);
     expect(byName.get(`outbound|80|a|${CART}`)).to.deep.equal(['10.1.0.1']);
     expect(byName.get(`outbound|80|b|${CART}`)).to.deep.equal(['10.2.0.1']);
