@@ -12,7 +12,7 @@ import {
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
 import { OrchClient, OrchConfigError, OrchMetrics } from '../orch';
-import { OrchServiceRegistry, ServiceRegistries } from '../registry';
+import { OrchServiceRegistry, RemoteClusterController, ServiceRegistries } from '../registry';
 import { Settings, SettingsToken } from '../settings';
 import { MeshConfig, MeshNetworks } from '../mesh-config';
 import { DaemonFlags, DaemonFlagsToken, DaemonStartError } from './daemon-flags';
@@ -48,6 +48,7 @@ export class DaemonConfigSources {
     @inject(OrchClient) private readonly orchClient: OrchClient,
     @inject(OrchMetrics) private readonly orchMetrics: OrchMetrics,
     @inject(OrchServiceRegistry) private readonly orchRegistry: OrchServiceRegistry,
+    @inject(RemoteClusterController) private readonly remoteClusters: RemoteClusterController,
     @inject(MeshConfig) private readonly meshConfig: MeshConfig,
     @inject(MeshNetworks) private readonly meshNetworks: MeshNetworks,
   ) {}
@@ -67,7 +68,10 @@ export class DaemonConfigSources {
     this.fileSource?.stop();
     this.orchSource?.stop();
     this.meshConfigMap?.stop();
-    if (this.orchRegistryStarted) this.orchRegistry.stop();
+    if (this.orchRegistryStarted) {
+      this.remoteClusters.stop();
+      this.orchRegistry.stop();
+    }
     this.orchClient.stop();
   }
 
@@ -132,6 +136,7 @@ export class DaemonConfigSources {
     this.meshConfigMap.start();
     if (this.registries.has('Orch')) {
       this.orchRegistry.start();
+      this.remoteClusters.start();
       this.orchRegistryStarted = true;
     }
   }
@@ -141,22 +146,25 @@ export class DaemonConfigSources {
     const log = this.logging.scope('orch');
     const started = Date.now();
     for (;;) {
-      const [config, registry, mesh] = await Promise.all([
+      const [config, registry, secrets, mesh] = await Promise.all([
         this.orchSource!.waitForSync(WAIT_LOG_INTERVAL_MS),
         this.orchRegistryStarted ? this.orchRegistry.waitForSync(WAIT_LOG_INTERVAL_MS) : Promise.resolve(true),
+        this.orchRegistryStarted ? this.remoteClusters.waitForSecrets(WAIT_LOG_INTERVAL_MS) : Promise.resolve(true),
         this.meshConfigMap!.waitForSync(WAIT_LOG_INTERVAL_MS),
       ]);
       if (this.stopped) throw new DaemonStartError('stopped while waiting for the orchestrator');
-      if (config && registry && mesh) break;
+      if (config && registry && secrets && mesh) break;
       this.logWaiting(log);
     }
     const configs = [...this.store.snapshot().values()].reduce((n, list) => n + list.length, 0);
     const services = this.orchRegistry.snapshot().services.size;
     log.info(`orchestrator synced in ${((Date.now() - started) / 1000).toFixed(3)}s: ${configs} config resources${this.orchRegistryStarted ? `, ${services} services` : ''}`);
+    // Remote clusters (remote secrets) next, up to PILOT_REMOTE_CLUSTER_TIMEOUT.
+    if (this.orchRegistryStarted) await this.remoteClusters.waitForRemoteClusters();
   }
 
   private logWaiting(log: ScopedLogger): void {
-    const missing = [...this.orchSource!.unsynced(), ...(this.orchRegistryStarted ? this.orchRegistry.unsynced() : [])];
+    const missing = [...this.orchSource!.unsynced(), ...(this.orchRegistryStarted ? [...this.orchRegistry.unsynced(), ...this.remoteClusters.unsynced()] : [])];
     log.warn(`not ready: waiting for the orchestrator API to list ${missing.length ? missing.join(', ') : 'the last objects into the registry'}`);
   }
 

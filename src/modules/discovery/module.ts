@@ -3,7 +3,7 @@ import { MemoryConfigStoreOptionsToken } from '../config';
 import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
 import { OrchClientOptionsToken } from '../orch';
-import { OrchRegistryOptionsToken, RegistryOptionsToken } from '../registry';
+import { OrchRegistryOptionsToken, RegistryOptionsToken, RemoteClustersOptionsToken } from '../registry';
 import { LeaderElectionOptionsToken } from '../leader-election';
 import { MeshRootsToken, WebhookOptionsToken } from '../webhook';
 import { XdsServerOptionsToken } from '../xds/server';
@@ -16,7 +16,7 @@ import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFro
 import { DaemonSecurity } from './daemon-security';
 import { DaemonDebugHandlers } from './debug-handlers';
 import { DaemonHttpsServer } from './https-server';
-import { OrchClientOptionsFromFlags, OrchRegistryOptionsFromFlags } from './orch-options';
+import { OrchClientOptionsFromFlags, OrchRegistryOptionsFromFlags, RemoteClustersOptionsFromFlags } from './orch-options';
 import { PipelineMetricsObserver, StoreOptionsWithMetrics } from './observers';
 import { PushOptionsFromSettings } from './pipeline-options';
 import { PushCoordinator, PushCoordinatorOptionsToken, PushPipelineObserverToken } from './push-coordinator';
@@ -36,6 +36,7 @@ export function discoveryModule(): ContainerModule {
     bind(RegistryOptionsToken).to(RegistriesFromFlags).inSingletonScope();
     bind(OrchClientOptionsToken).to(OrchClientOptionsFromFlags).inSingletonScope();
     bind(OrchRegistryOptionsToken).to(OrchRegistryOptionsFromFlags).inSingletonScope();
+    bind(RemoteClustersOptionsToken).to(RemoteClustersOptionsFromFlags).inSingletonScope();
     bind(DaemonReadiness).toSelf().inSingletonScope();
 
     // Config into pushes.

@@ -6,7 +6,7 @@
  */
 import { inject, injectable } from 'inversify';
 import { OrchClientOptions } from '../orch';
-import { OrchRegistryOptions } from '../registry';
+import { allowedInsecureOptions, OrchRegistryOptions, RemoteClustersOptions } from '../registry';
 import { Settings, SettingsToken } from '../settings';
 import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 
@@ -58,5 +58,22 @@ export class OrchRegistryOptionsFromFlags implements OrchRegistryOptions {
     this.watchNamespace = settings.string('MESH_WATCH_NAMESPACE');
     this.sendUnhealthyEndpoints = settings.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS');
     this.persistentSessionLabel = settings.string('PILOT_PERSISTENT_SESSION_LABEL');
+  }
+}
+
+/** The remote clusters: PILOT_REMOTE_CLUSTER_TIMEOUT, PILOT_INSECURE_MULTICLUSTER_ORCHCONFIG_OPTIONS, the local client's QPS and burst. */
+@injectable()
+export class RemoteClustersOptionsFromFlags implements RemoteClustersOptions {
+  readonly syncTimeoutMs: number;
+  readonly allowedInsecureOptions: ReadonlySet<string>;
+  readonly qps: number;
+  readonly burst: number;
+  readonly resyncMs = ORCH_RESYNC_MS;
+
+  constructor(@inject(DaemonFlagsToken) flags: DaemonFlags, @inject(SettingsToken) settings: Settings) {
+    this.syncTimeoutMs = settings.duration('PILOT_REMOTE_CLUSTER_TIMEOUT').milliseconds;
+    this.allowedInsecureOptions = allowedInsecureOptions(settings.string('PILOT_INSECURE_MULTICLUSTER_ORCHCONFIG_OPTIONS') ?? '');
+    this.qps = flags.orchApiQPS;
+    this.burst = flags.orchApiBurst;
   }
 }

@@ -4,7 +4,7 @@ import { ConfigResource } from '../config/resource';
 import { MeshConfig, MeshConfigValues, MeshNetworks, NetworkAssignment } from '../mesh-config';
 import { XdsCache } from '../model/xds-cache';
 import { DaemonMetrics } from '../monitoring';
-import { OrchServiceRegistry, PlatformRegistry, ServiceRegistries } from '../registry';
+import { MulticlusterRegistry, PlatformRegistry, ServiceRegistries } from '../registry';
 import { Settings, SettingsToken } from '../settings';
 import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { clusterIdOf } from './orch-options';
@@ -36,7 +36,7 @@ export class PushOptionsFromSettings implements PushCoordinatorOptions {
     @inject(MeshNetworks) private readonly meshNetworks: MeshNetworks,
     @inject(ServiceRegistries) registries: ServiceRegistries,
     @inject(DaemonMetrics) metrics: DaemonMetrics,
-    @inject(OrchServiceRegistry) orch: OrchServiceRegistry,
+    @inject(MulticlusterRegistry) orch: MulticlusterRegistry,
   ) {
     this.domain = flags.domain;
     this.clusterId = clusterIdOf(flags, settings);
@@ -44,7 +44,7 @@ export class PushOptionsFromSettings implements PushCoordinatorOptions {
     this.debounceMaxMs = settings.duration('PILOT_DEBOUNCE_MAX').milliseconds;
     this.edsDebounce = settings.bool('PILOT_ENABLE_EDS_DEBOUNCE');
     this.extraServiceEntries = registries.serviceEntries();
-    // Empty until the daemon starts it (only with an orchestrator to talk to).
+    // The local cluster's registry and the remote clusters'; empty until the daemon starts them (only with an orchestrator to talk to).
     this.platformRegistries = registries.has('Orch') ? [orch] : [];
     this.selectWorkloadEntries = settings.bool('PILOT_ENABLE_K8S_SELECT_WORKLOAD_ENTRIES');
     this.cache = xdsCacheFrom(settings, metrics);

@@ -21,6 +21,8 @@ export interface OrchClientOptions {
   burst: number;
   /** Longest a list or other API call may take. Default 60 s. */
   requestTimeoutMs?: number;
+  /** A config already loaded (a remote cluster's, from its Secret); `orchconfig` and `context` are then unused. */
+  kubeConfig?: k8s.KubeConfig;
 }
 
 /**
@@ -53,7 +55,7 @@ export class OrchClient implements InformerTransport {
 
   /** The loaded config. @throws OrchConfigError naming the file (or in-cluster source) when it is unusable. */
   get kubeConfig(): k8s.KubeConfig {
-    this.config ??= loadOrchConfig(this.options.orchconfig || undefined, this.options.context || undefined);
+    this.config ??= this.options.kubeConfig ?? loadOrchConfig(this.options.orchconfig || undefined, this.options.context || undefined);
     return this.config;
   }
 

@@ -67,7 +67,31 @@ export function orchConfigFor(server: string, options: { token?: string; caData?
 function loadFile(config: k8s.KubeConfig, path: string): void {
   const size = fs.statSync(path).size;
   if (size > MAX_ORCH_CONFIG_BYTES) throw new Error(`${size} bytes is more than the ${MAX_ORCH_CONFIG_BYTES} an orchestrator config may have`);
-  const text = fs.readFileSync(path, 'utf8');
+  loadText(config, fs.readFileSync(path, 'utf8'));
+  config.makePathsAbsolute(nodePath.dirname(path));
+}
+
+/**
+ * An orchestrator config given as text (a remote cluster's, from a Secret); `source` names it in
+ * errors. Its current context must have a cluster with a server URL.
+ * @throws OrchConfigError naming `source`.
+ */
+export function orchConfigFromText(text: string, source: string): k8s.KubeConfig {
+  const config = new k8s.KubeConfig();
+  try {
+    if (Buffer.byteLength(text) > MAX_ORCH_CONFIG_BYTES) throw new Error(`more than the ${MAX_ORCH_CONFIG_BYTES} bytes an orchestrator config may have`);
+    loadText(config, text);
+  } catch (err) {
+    throw new OrchConfigError(`${source}: ${(err as Error).message}`);
+  }
+  const server = config.getCurrentCluster()?.server;
+  if (!server) throw new OrchConfigError(`${source}: no current cluster with a server address`);
+  if (!URL.canParse(server)) throw new OrchConfigError(`${source}: server address ${JSON.stringify(server)} is not a URL`);
+  return config;
+}
+
+/** Our YAML parser first (it bounds aliases and names the line), then the library's loader. */
+function loadText(config: k8s.KubeConfig, text: string): void {
   let doc: unknown;
   try {
     doc = parse(text);
@@ -76,5 +100,4 @@ function loadFile(config: k8s.KubeConfig, path: string): void {
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('not an orchestrator config (a YAML mapping with clusters, users and contexts)');
   config.loadFromString(text);
-  config.makePathsAbsolute(nodePath.dirname(path));
 }

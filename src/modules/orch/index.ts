@@ -1,9 +1,9 @@
-export { loadOrchConfig, orchConfigFor, OrchConfigError } from './config';
+export { loadOrchConfig, orchConfigFor, orchConfigFromText, OrchConfigError } from './config';
 export { OrchApiError, statusCodeOf } from './api-error';
 export { OrchClient, OrchClientOptions, OrchClientOptionsToken } from './client';
 export { Informer, InformerHandlers, InformerObserver, InformerOptions, InformerTransport, ListPage } from './informer';
 export { OrchMetrics, WatchEvent } from './metrics';
 export { orchModule } from './module';
 export { TokenBucket, RateLimiterStoppedError } from './rate-limiter';
-export { apiVersionOf, collectionPath, describeResource, ENDPOINT_SLICES, NAMESPACES, NODES, objectKey, OrchObject, OrchResource, PODS, SERVICES } from './resources';
+export { apiVersionOf, collectionPath, describeResource, ENDPOINT_SLICES, NAMESPACES, NODES, objectKey, OrchObject, OrchResource, PODS, SECRETS, SERVICES } from './resources';
 export { KeyedQueue, QueueObserver } from './work-queue';

@@ -3,4 +3,16 @@ export { buildRegistry, PlatformInput, ServiceRegistrySnapshot } from './build';
 export { EMPTY_PLATFORM_SNAPSHOT, PlatformRegistry, PlatformRegistryEvent, PlatformRegistrySnapshot, PlatformService } from './platform';
 export { REGISTRY_NAMES, RegistryOptionError, RegistryOptions, RegistryOptionsToken, ServiceRegistries } from './registries';
 export { registryModule } from './module';
-export { OrchRegistryMetrics, OrchRegistryOptions, OrchRegistryOptionsToken, OrchServiceRegistry, portProtocol } from './orch';
+export {
+  allowedInsecureOptions,
+  MulticlusterMetrics,
+  MulticlusterRegistry,
+  OrchRegistryMetrics,
+  OrchRegistryOptions,
+  OrchRegistryOptionsToken,
+  OrchServiceRegistry,
+  portProtocol,
+  RemoteClusterController,
+  RemoteClustersOptions,
+  RemoteClustersOptionsToken,
+} from './orch';

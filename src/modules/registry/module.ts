@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { OrchRegistryMetrics, OrchServiceRegistry } from './orch';
+import { MulticlusterMetrics, MulticlusterRegistry, OrchRegistryMetrics, OrchServiceRegistry, RemoteClusterController } from './orch';
 import { ServiceRegistries } from './registries';
 
 export function registryModule(): ContainerModule {
@@ -8,5 +8,9 @@ export function registryModule(): ContainerModule {
     // Made only by a program that binds OrchRegistryOptionsToken and the orchestrator client's options.
     bind(OrchRegistryMetrics).toSelf().inSingletonScope();
     bind(OrchServiceRegistry).toSelf().inSingletonScope();
+    // Remote clusters (remote secrets) merged with the local registry; they also need RemoteClustersOptionsToken.
+    bind(MulticlusterMetrics).toSelf().inSingletonScope();
+    bind(MulticlusterRegistry).toSelf().inSingletonScope();
+    bind(RemoteClusterController).toSelf().inSingletonScope();
   });
 }

@@ -3,6 +3,7 @@ import { EndpointContributor } from '../../modules/model/generator';
 import { MESH_METADATA_KEY } from '../../modules/generators/common';
 import { meshPlugin } from '../../modules/plugins/decorator';
 import { ServiceEndpoint } from '../../modules/registry/model';
+import { CLUSTER_LABEL } from '../../modules/registry/orch/convert';
 import { Settings, SettingsToken } from '../../modules/settings/settings';
 
 /** Labels naming a workload's canonical service and revision, first found wins (the incumbent's order). */
@@ -32,7 +33,7 @@ export function workloadTelemetry(endpoint: ServiceEndpoint, clusterId: string):
  * The compressed workload telemetry of each endpoint, as the incumbent sends it so a client can
  * name a server that has no sidecar, or that it never reached: `metadata.filter_metadata.mesh.workload`.
  * Like the incumbent it also needs PILOT_ENABLE_TELEMETRY_LABEL; the cluster is this daemon's
- * CLUSTER_ID (every endpoint comes from its registry).
+ * CLUSTER_ID, or the endpoint's own cluster label (an endpoint of a remote cluster).
  */
 @meshPlugin({
   name: 'endpoint-telemetry-labels',
@@ -55,6 +56,8 @@ export class EndpointTelemetryLabelsPlugin implements EndpointContributor {
     const metadata = (lbEndpoint.metadata ??= {}) as Record<string, unknown>;
     const filterMetadata = (metadata.filter_metadata ??= {}) as Record<string, unknown>;
     const struct = (filterMetadata[MESH_METADATA_KEY] ??= { fields: {} }) as { fields?: Record<string, unknown> };
-    struct.fields = { ...struct.fields, workload: { string_value: workloadTelemetry(endpoint, this.clusterId) } };
+    // A remote cluster's endpoint names its own cluster (its cluster label), not this daemon's.
+    const cluster = endpoint.labels[CLUSTER_LABEL] || this.clusterId;
+    struct.fields = { ...struct.fields, workload: { string_value: workloadTelemetry(endpoint, cluster) } };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The orchestrator registry's endpoint metrics, named as in spec/01 ("Events"), on the daemon's
- * registry. The gauges are read from the registry when scraped.
+ * registry. The gauges are read from the registries (the local cluster's and each remote
+ * cluster's) when scraped, summed.
  */
 import { inject, injectable } from 'inversify';
 import { Counter, Gauge } from 'prom-client';
@@ -22,7 +23,7 @@ export interface EndpointGaugeSource {
 export class OrchRegistryMetrics {
   /** pilot_k8s_endpoints_with_no_pods: endpoints seen without a pod, counted each time their service's endpoints are rebuilt. */
   readonly endpointsWithNoPods: Counter;
-  private source: EndpointGaugeSource | undefined;
+  private readonly sources = new Set<EndpointGaugeSource>();
 
   constructor(@inject(DaemonMetrics) daemon: DaemonMetrics) {
     const registers = [daemon.registry];
@@ -33,7 +34,7 @@ export class OrchRegistryMetrics {
         help,
         registers,
         collect() {
-          this.set(metrics.source ? read(metrics.source) : 0);
+          this.set([...metrics.sources].reduce((n, s) => n + read(s), 0));
         },
       });
     gauge('pilot_k8s_endpoints_pending_pod', 'Number of endpoints that do not currently have any corresponding pods.', (s) => s.pendingPod());
@@ -43,7 +44,10 @@ export class OrchRegistryMetrics {
     this.endpointsWithNoPods = new Counter({ name: 'pilot_k8s_endpoints_with_no_pods', help: 'Endpoints that do not have any corresponding pods.', registers });
   }
 
-  watch(source: EndpointGaugeSource): void {
-    this.source = source;
+  /** Adds a registry's counts to the gauges; the returned function takes them out again. */
+  watch(source: EndpointGaugeSource): () => void {
+    const entry = { ...source };
+    this.sources.add(entry);
+    return () => void this.sources.delete(entry);
   }
 }

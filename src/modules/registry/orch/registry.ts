@@ -62,6 +62,7 @@ export class OrchServiceRegistry implements PlatformRegistry {
   private current: PlatformRegistrySnapshot = EMPTY_PLATFORM_SNAPSHOT;
   private readonly listeners = new Set<(events: readonly PlatformRegistryEvent[]) => void>();
   private readonly log: ScopedLogger;
+  private readonly unwatchMetrics: () => void;
   private defaultNetwork = '';
   private started = false;
   private stopped = false;
@@ -82,7 +83,7 @@ export class OrchServiceRegistry implements PlatformRegistry {
       },
       orchMetrics.queueObserver('orch-registry'),
     );
-    metrics.watch({
+    this.unwatchMetrics = metrics.watch({
       notReady: () => this.sum('notReady'),
       withoutPod: () => this.sum('noPod'),
       pendingPod: () => this.sum('pendingPod'),
@@ -128,6 +129,7 @@ export class OrchServiceRegistry implements PlatformRegistry {
     this.stopped = true;
     for (const informer of this.informers()) informer.stop();
     this.queue.stop();
+    this.unwatchMetrics();
   }
 
   /** True once every informer has listed and the queue has applied what they brought. */
