@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { parseMeshConfig } from '../mesh-config';
+import { DEFAULT_MESH_CONFIG, parseMeshConfig } from '../mesh-config';
 import { UserError } from '../shared/user-error';
 import { goJSON } from './go-json';
 import { MESH_CONFIG, PROXY_CONFIG } from './go-types';
@@ -37,15 +37,16 @@ export function defaultProxyConfig(): JsonMap {
 /** The mesh config defaults the templates and the injector read. */
 export function defaultMeshConfig(): JsonMap {
   return {
-    proxyListenPort: 15001,
-    proxyInboundListenPort: 15006,
-    trustDomain: 'cluster.local',
+    // The mesh's own defaults, defined once in mesh-config.
+    proxyListenPort: DEFAULT_MESH_CONFIG.proxyListenPort,
+    proxyInboundListenPort: DEFAULT_MESH_CONFIG.proxyInboundListenPort,
+    trustDomain: DEFAULT_MESH_CONFIG.trustDomain,
     trustDomainAliases: [],
-    rootNamespace: 'mesh-system',
-    enableAutoMtls: true,
-    enablePrometheusMerge: true,
-    ingressClass: 'mesh',
-    ingressService: 'mesh-ingressgateway',
+    rootNamespace: DEFAULT_MESH_CONFIG.rootNamespace,
+    enableAutoMtls: DEFAULT_MESH_CONFIG.enableAutoMtls,
+    enablePrometheusMerge: DEFAULT_MESH_CONFIG.enablePrometheusMerge,
+    ingressClass: DEFAULT_MESH_CONFIG.ingressClass,
+    ingressService: DEFAULT_MESH_CONFIG.ingressService,
     defaultConfig: defaultProxyConfig(),
   };
 }

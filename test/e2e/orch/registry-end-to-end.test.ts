@@ -178,6 +178,8 @@ describe('Orch registry through a running daemon (end to end)', function () {
     expect(await daemonMetric(daemon, 'pilot_k8s_reg_events', { type: 'Service', event: 'add' })).to.equal(2);
     expect(await daemonMetric(daemon, 'pilot_k8s_reg_events', { type: 'Pod', event: 'add' })).to.equal(5);
     expect(await daemonMetric(daemon, 'pilot_worker_queue_latency_count', { name: 'orch-registry' })).to.be.at.least(1);
+    expect(await daemonMetric(daemon, 'pilot_worker_queue_duration_count', { name: 'orch-registry' })).to.be.at.least(1);
+    expect(await daemonMetric(daemon, 'pilot_worker_queue_depth', { name: 'orch-registry' })).to.equal(0);
 
     // The awaited pod arrives: its endpoint joins, with its labels.
     await pod('not-yet', '10.244.2.9', { labels: { app: 'legacy', late: 'yes' } });

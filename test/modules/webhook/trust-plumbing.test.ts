@@ -195,9 +195,11 @@ describe('trust plumbing on the orchestrator: webhook caBundles and the root cer
     await eventually(() => validatingBundle() === b64(root), 10_000, 'the validating caBundle repaired after the refusal');
 
     const metrics = (await httpGet(daemon.monitoringPort, '/metrics')).body;
-    expect(metricValue(metrics, 'webhook_patch_retries_total', { name: 'mesh-sidecar-injector' }) - retriesBefore).to.equal(2);
+    // At least the refusals made here: on a busy machine the controller can also write from a
+    // cache that has not seen the edit yet, which the server refuses as a real conflict.
+    expect(metricValue(metrics, 'webhook_patch_retries_total', { name: 'mesh-sidecar-injector' }) - retriesBefore).to.be.at.least(2);
     expect(metricValue(metrics, 'webhook_patch_failures_total', { name: 'mesh-sidecar-injector', reason: 'webhook_update_failure' })).to.be.at.least(2);
-    expect(metricValue(metrics, 'validator_validation_config_update_error', { reason: 'Conflict' })).to.equal(1);
+    expect(metricValue(metrics, 'validator_validation_config_update_error', { reason: 'Conflict' })).to.be.at.least(1);
   });
 
   it('kubectl apply of an invalid custom resource is refused with the field named; fixed, it applies', async () => {
