@@ -11,12 +11,12 @@ import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { inject, injectable } from 'inversify';
 import { describeApiError, ELECTIONS, SingletonController } from '../leader-election';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
-import { Informer, OrchClient, statusCodeOf } from '../orch';
+import { OrchClient, statusCodeOf } from '../orch';
 import { MeshRoots, MeshRootsToken, REVISION_LABEL } from './mesh-roots';
 import { PatchFailure, WebhookMetrics } from './metrics';
 import { WebhookOptions, WebhookOptionsToken } from './options';
-import { ReconcileQueue } from './reconcile-queue';
 import { caBundleOf, MUTATING_WEBHOOK_CONFIGURATIONS } from './resources';
+import { WebhookConfigFollower } from './webhook-config-follower';
 
 /** The webhooks of a configuration this patcher fills in end with this name. */
 export const INJECTION_WEBHOOK_SUFFIX = 'sidecar-injector.mesh.io';
@@ -35,9 +35,7 @@ class NotOurs extends Error {
 export class InjectionWebhookPatcher implements SingletonController {
   readonly election = ELECTIONS.validationController;
   readonly name = 'injection webhook caBundle patcher';
-  private informer: Informer<V1MutatingWebhookConfiguration> | undefined;
-  private queue: ReconcileQueue<string> | undefined;
-  private unwatchRoots: (() => void) | undefined;
+  private readonly follower: WebhookConfigFollower<V1MutatingWebhookConfiguration>;
   private readonly log: ScopedLogger;
 
   constructor(
@@ -48,43 +46,29 @@ export class InjectionWebhookPatcher implements SingletonController {
     @inject(LoggingToken) logging: Logging,
   ) {
     this.log = logging.scope('controllers');
+    this.follower = new WebhookConfigFollower(orch, roots, MUTATING_WEBHOOK_CONFIGURATIONS);
   }
 
   start(): void {
-    if (this.informer) return;
     const api = this.orch.api(AdmissionregistrationV1Api);
-    const queue = new ReconcileQueue<string>({
-      reconcile: (name) => this.reconcile(api, name),
-      failed: (name, err, retrying) => {
-        this.log.warn(`patching MutatingWebhookConfiguration ${name} failed${retrying ? ', retrying' : ''}: ${describeApiError(err)}`);
-        if (retrying) this.metrics.patchRetries.inc({ name });
+    this.follower.start(
+      {
+        reconcile: (name) => this.reconcile(api, name),
+        failed: (name, err, retrying) => {
+          this.log.warn(`patching MutatingWebhookConfiguration ${name} failed${retrying ? ', retrying' : ''}: ${describeApiError(err)}`);
+          if (retrying) this.metrics.patchRetries.inc({ name });
+        },
+        // The incumbent's fast-slow limiter: quick retries first (conflicts), then once a minute.
+        initialBackoffMs: 100,
+        maxBackoffMs: 60_000,
       },
-      // The incumbent's fast-slow limiter: quick retries first (conflicts), then once a minute.
-      initialBackoffMs: 100,
-      maxBackoffMs: 60_000,
-    });
-    const informer = this.orch.informer<V1MutatingWebhookConfiguration>(MUTATING_WEBHOOK_CONFIGURATIONS);
-    informer.on({
-      add: (c) => this.consider(c),
-      update: (_old, c, resync) => {
-        if (!resync) this.consider(c);
-      },
-    });
-    this.unwatchRoots = this.roots.onChange(() => {
-      this.log.info('the roots changed: patching the injection webhook configurations');
-      for (const c of informer.list()) this.consider(c);
-    });
-    this.informer = informer;
-    this.queue = queue;
-    informer.start();
+      (c) => this.consider(c),
+      () => this.log.info('the roots changed: patching the injection webhook configurations'),
+    );
   }
 
   stop(): void {
-    this.unwatchRoots?.();
-    this.informer?.stop();
-    this.queue?.stop();
-    this.informer = undefined;
-    this.queue = undefined;
+    this.follower.stop();
   }
 
   /** Queues `config` when it is one of ours and one of its webhooks lacks the current caBundle. */
@@ -93,7 +77,7 @@ export class InjectionWebhookPatcher implements SingletonController {
     if (!name || !this.claims(config)) return;
     const bundle = caBundleOf(this.roots.servingRootsPem());
     const stale = (config.webhooks ?? []).some((w) => w.name.endsWith(INJECTION_WEBHOOK_SUFFIX) && w.clientConfig?.caBundle !== bundle);
-    if (stale) this.queue?.add(name);
+    if (stale) this.follower.enqueue(name);
   }
 
   /** Named by INJECTION_WEBHOOK_CONFIG_NAME, or labelled with our revision (another revision's is checked, and refused, when patching). */
@@ -119,7 +103,7 @@ export class InjectionWebhookPatcher implements SingletonController {
   }
 
   private async patch(api: AdmissionregistrationV1Api, name: string): Promise<void> {
-    const config = this.informer?.get(name);
+    const config = this.follower.get(name);
     if (!config) throw new NotOurs('webhook_config_not_found', 'it no longer exists');
     const revision = config.metadata?.labels?.[REVISION_LABEL];
     if (revision !== undefined && revision !== this.options.revision) {

@@ -12,13 +12,13 @@ import { AdmissionregistrationV1Api, CustomObjectsApi } from '@kubernetes/client
 import { inject, injectable } from 'inversify';
 import { describeApiError, ELECTIONS, SingletonController } from '../leader-election';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
-import { Informer, OrchApiError, OrchClient, statusCodeOf } from '../orch';
+import { OrchApiError, OrchClient, statusCodeOf } from '../orch';
 import { MeshRoots, MeshRootsToken, REVISION_LABEL } from './mesh-roots';
 import { WebhookMetrics } from './metrics';
 import { WebhookOptions, WebhookOptionsToken } from './options';
-import { ReconcileQueue } from './reconcile-queue';
 import { caBundleOf, VALIDATING_WEBHOOK_CONFIGURATIONS } from './resources';
 import { ALWAYS_REJECT_ANNOTATION } from './validation-webhook';
+import { WebhookConfigFollower } from './webhook-config-follower';
 
 const DENIED = 'denied the request';
 const MISSING_RESOURCE = 'the server could not find the requested resource';
@@ -31,9 +31,7 @@ class NotReadyForFailClose extends Error {}
 export class ValidationWebhookController implements SingletonController {
   readonly election = ELECTIONS.validationController;
   readonly name = 'validation webhook controller';
-  private informer: Informer<V1ValidatingWebhookConfiguration> | undefined;
-  private queue: ReconcileQueue<string> | undefined;
-  private unwatchRoots: (() => void) | undefined;
+  private readonly follower: WebhookConfigFollower<V1ValidatingWebhookConfiguration>;
   /** Seen once: the webhook refuses invalid config when the API server calls it. */
   private rejectsInvalidConfig = false;
   /** Why the last dry run did not show that. */
@@ -48,50 +46,38 @@ export class ValidationWebhookController implements SingletonController {
     @inject(LoggingToken) logging: Logging,
   ) {
     this.log = logging.scope('validationController');
+    this.follower = new WebhookConfigFollower(orch, roots, VALIDATING_WEBHOOK_CONFIGURATIONS);
   }
 
   start(): void {
-    if (this.informer || this.options.validationWebhookConfigName === '') return;
+    if (this.options.validationWebhookConfigName === '') return;
     const admission = this.orch.api(AdmissionregistrationV1Api);
     const objects = this.orch.api(CustomObjectsApi);
-    this.queue = new ReconcileQueue<string>({
-      reconcile: (name) => this.reconcile(admission, objects, name),
-      failed: (name, err) => {
-        if (err instanceof NotReadyForFailClose) this.log.info(`ValidatingWebhookConfiguration ${name}: not ready to switch to fail-closed: ${err.message}`);
-        else this.log.warn(`ValidatingWebhookConfiguration ${name}: ${describeApiError(err)}; retrying`);
+    this.follower.start(
+      {
+        reconcile: (name) => this.reconcile(admission, objects, name),
+        failed: (name, err) => {
+          if (err instanceof NotReadyForFailClose) this.log.info(`ValidatingWebhookConfiguration ${name}: not ready to switch to fail-closed: ${err.message}`);
+          else this.log.warn(`ValidatingWebhookConfiguration ${name}: ${describeApiError(err)}; retrying`);
+        },
+        // The incumbent's: exponential from 100 ms to a minute (the daemon's own address may take seconds to be reachable).
+        initialBackoffMs: 100,
+        maxBackoffMs: 60_000,
       },
-      // The incumbent's: exponential from 100 ms to a minute (the daemon's own address may take seconds to be reachable).
-      initialBackoffMs: 100,
-      maxBackoffMs: 60_000,
-    });
-    const informer = this.orch.informer<V1ValidatingWebhookConfiguration>(VALIDATING_WEBHOOK_CONFIGURATIONS);
-    informer.on({
-      add: (c) => this.consider(c),
-      update: (_old, c, resync) => {
-        if (!resync) this.consider(c);
-      },
-    });
-    this.unwatchRoots = this.roots.onChange(() => {
-      this.log.info('the roots changed: updating the validating webhook configurations');
-      for (const c of informer.list()) this.consider(c);
-    });
-    this.informer = informer;
-    informer.start();
+      (c) => this.consider(c),
+      () => this.log.info('the roots changed: updating the validating webhook configurations'),
+    );
   }
 
   stop(): void {
-    this.unwatchRoots?.();
-    this.informer?.stop();
-    this.queue?.stop();
-    this.informer = undefined;
-    this.queue = undefined;
+    this.follower.stop();
   }
 
   private consider(config: V1ValidatingWebhookConfiguration): void {
     const name = config.metadata?.name;
     if (!name || !this.claims(config)) return;
     if (this.upToDate(config)) return;
-    this.queue?.add(name);
+    this.follower.enqueue(name);
   }
 
   /** Named by VALIDATION_WEBHOOK_CONFIG_NAME (unless labelled for another revision), or labelled with our revision. */
@@ -107,7 +93,7 @@ export class ValidationWebhookController implements SingletonController {
   }
 
   private async reconcile(admission: AdmissionregistrationV1Api, objects: CustomObjectsApi, name: string): Promise<void> {
-    const config = this.informer?.get(name);
+    const config = this.follower.get(name);
     if (!config) {
       this.log.info(`not patching ValidatingWebhookConfiguration ${name}: it no longer exists`);
       return;
@@ -152,7 +138,7 @@ export class ValidationWebhookController implements SingletonController {
     this.log.info('the webhook rejected invalid config: switching validation to fail-closed');
     this.rejectsInvalidConfig = true;
     // Every configuration: one may be up to date on caBundle and still wait for Fail.
-    for (const c of this.informer?.list() ?? []) this.consider(c);
+    for (const c of this.follower.list()) this.consider(c);
     return true;
   }
 
