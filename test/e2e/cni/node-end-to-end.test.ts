@@ -3,12 +3,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OrchApiServer, waitUntil } from '../../helpers/orch-api-server';
+import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
+import { waitUntil } from '../../helpers/orch-api-tests/support';
 import { httpGet } from '../../helpers/http';
 import { RunningProgram, startProgram } from '../../helpers/program';
 import { REPO_ROOT } from '../../helpers/run-cli';
 import { skipWithoutNetns, TestNetns } from '../../modules/iptables/netns';
-import { brokenPod, pod } from '../../modules/cni/repair/pods';
+import { addPod, brokenPod, getPod, modifyPod, pod } from '../../modules/cni/repair/pods';
 
 /*
  * A node as the mesh sees it: `install-cni` running against an orchestrator API (the
@@ -21,28 +22,28 @@ const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'conformance', 'cni');
 
 describe('a node: install-cni with race repair, then the installed plug-in on a pod', function () {
   this.timeout(60_000);
-  const orch = new OrchApiServer();
+  let orch: OrchApiServer;
   let root: string;
   let dirs: { net: string; bin: string; run: string };
   let installer: RunningProgram;
   let monitoringPort: number;
 
   before(async () => {
-    await orch.start();
+    // No simulated kubelet or controllers: the pods change only as this test and the installer change them.
+    orch = await startOrchApiServer({ simulateCluster: false });
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-node-'));
     dirs = { net: path.join(root, 'net.d'), bin: path.join(root, 'bin'), run: path.join(root, 'run') };
     fs.mkdirSync(dirs.net);
     fs.copyFileSync(path.join(FIXTURES, 'list.conflist'), path.join(dirs.net, '10-dbnet.conflist'));
     // A second network config of lower priority: untouched while the first exists.
     fs.copyFileSync(path.join(FIXTURES, 'bridge.conf'), path.join(dirs.net, '20-bridge.conf'));
-    const orchconfig = path.join(root, 'installer-orchconfig');
-    fs.writeFileSync(orchconfig, orch.kubeConfig('installer-token').exportConfig());
+    const orchconfig = orch.writeKubeconfigFile(root);
 
     // Pods that exist before the installer starts: the race already happened to some.
-    orch.addPod(brokenPod('broken', { node: 'node-a' }));
-    orch.addPod(brokenPod('elsewhere', { node: 'node-b' }));
-    orch.addPod(brokenPod('no-sidecar', { node: 'node-a', sidecar: false }));
-    orch.addPod(pod('healthy', { node: 'node-a' }));
+    await addPod(orch, brokenPod('broken', { node: 'node-a' }));
+    await addPod(orch, brokenPod('elsewhere', { node: 'node-b' }));
+    await addPod(orch, brokenPod('no-sidecar', { node: 'node-a', sidecar: false }));
+    await addPod(orch, pod('healthy', { node: 'node-a' }));
 
     installer = startProgram('install-cni', ['--repair-label-pods', '--repair-node-name', 'node-a'], {
       MOUNTED_CNI_NET_DIR: dirs.net,
@@ -60,26 +61,26 @@ describe('a node: install-cni with race repair, then the installed plug-in on a 
 
   after(async () => {
     await installer?.stop('SIGKILL');
-    await orch.stop();
+    await orch?.stop();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('labels the broken pod of its node exactly once, and only it', async () => {
-    await waitUntil('the broken pod is labelled', () => orch.pod('default', 'broken')?.metadata?.labels?.['cni.mesh.io/uninitialized'] === 'true', 10_000);
+    await waitUntil('the broken pod is labelled', () => getPod(orch, 'default', 'broken')?.metadata?.labels?.['cni.mesh.io/uninitialized'] === 'true', 10_000);
     // A later change to the pod must not label it again.
-    orch.modifyPod('default', 'broken', (p) => (p.metadata!.annotations = { ...p.metadata!.annotations, touched: 'yes' }));
+    await modifyPod(orch, 'default', 'broken', (p) => (p.metadata!.annotations = { ...p.metadata!.annotations, touched: 'yes' }));
     await new Promise((r) => setTimeout(r, 500));
-    const patches = orch.requests.filter((r) => r.method === 'PATCH');
+    const patches = orch.requests.log.filter((r) => r.method === 'PATCH');
     expect(patches.map((r) => r.path)).to.deep.equal(['/api/v1/namespaces/default/pods/broken/status']);
-    for (const name of ['elsewhere', 'no-sidecar', 'healthy']) expect(orch.pod('default', name)?.metadata?.labels ?? {}).not.to.have.property('cni.mesh.io/uninitialized');
-    expect(orch.requests.filter((r) => r.method === 'DELETE')).to.have.length(0);
+    for (const name of ['elsewhere', 'no-sidecar', 'healthy']) expect(getPod(orch, 'default', name)?.metadata?.labels ?? {}).not.to.have.property('cni.mesh.io/uninitialized');
+    expect(orch.requests.log.filter((r) => r.method === 'DELETE')).to.have.length(0);
     const metrics = await httpGet(monitoringPort, '/metrics');
     expect(metrics.body).to.match(/^mesh_cni_repair_pods_repaired_total\{type="label"\} 1$/m);
   });
 
   it('the plug-in it installed, run by the runtime with the config it wrote, captures a new pod', async function () {
     skipWithoutNetns(this);
-    orch.addPod({
+    await addPod(orch, {
       metadata: { name: 'web', namespace: 'shop', annotations: { 'sidecar.mesh.io/status': '{}', 'traffic.sidecar.mesh.io/excludeOutboundPorts': '5432' } },
       spec: { nodeName: 'node-a', containers: [{ name: 'web', image: 'shop/web' }, { name: 'mesh-proxy', image: 'mesh/proxy' }] },
     });
@@ -116,7 +117,7 @@ describe('a node: install-cni with race repair, then the installed plug-in on a 
       expect(nat).to.contain('-A MESH_OUTPUT -p tcp -m tcp --dport 5432 -j RETURN');
       expect(nat).to.contain('-A MESH_OUTPUT -j MESH_REDIRECT');
       // The plug-in read the pod with the orchestrator config the installer wrote for it.
-      expect(orch.requests.some((r) => r.method === 'GET' && r.path === '/api/v1/namespaces/shop/pods/web')).to.equal(true);
+      expect(orch.requests.log.some((r) => r.method === 'GET' && r.path === '/api/v1/namespaces/shop/pods/web')).to.equal(true);
     } finally {
       ns.destroy();
     }

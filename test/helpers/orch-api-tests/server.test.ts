@@ -160,6 +160,16 @@ describe('orch API server: TLS, authentication, discovery, CRUD and lists', () =
       expect(server.get('v1', 'ConfigMap', 'default', 'held')).to.equal(undefined);
     });
 
+    it('update() taking the last finalizer off a deleted pod removes it, status and all', async () => {
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'held-pod', namespace: 'default', finalizers: ['test/hold'] }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: { phase: 'Running' } };
+      await server.create(pod);
+      await server.delete('v1', 'Pod', 'default', 'held-pod');
+      const marked = server.get('v1', 'Pod', 'default', 'held-pod');
+      expect(marked.metadata.deletionTimestamp).to.be.a('string');
+      await server.update({ ...marked, metadata: { ...marked.metadata, finalizers: [] } });
+      expect(server.get('v1', 'Pod', 'default', 'held-pod')).to.equal(undefined);
+    });
+
     it('assigns Services a cluster IP (10.96.x.y) unless headless, and keeps it on update', async () => {
       const svc = await core.createNamespacedService({ namespace: 'default', body: { metadata: { name: 'svc-ip' }, spec: { selector: { a: 'b' }, ports: [{ port: 80 }] } } });
       expect(svc.spec?.clusterIP).to.match(/^10\.96\.\d+\.\d+$/);
@@ -253,6 +263,19 @@ describe('orch API server: TLS, authentication, discovery, CRUD and lists', () =
       expect(server.requests.count({ verb: 'list', resource: 'configmaps' })).to.be.greaterThan(5);
       expect(server.requests.count({ verb: 'deletecollection' })).to.equal(1);
       expect(server.requests.log.at(-1)).to.include({ method: 'DELETE', path: '/api/v1/namespaces/lists/configmaps' });
+    });
+
+    it('records the content type and body of a request, parsed when JSON', async () => {
+      await server.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'logged', namespace: 'default' }, data: { a: '1' } });
+      const patch = { metadata: { labels: { seen: 'yes' } } };
+      expect((await request(server, 'PATCH', '/api/v1/namespaces/default/configmaps/logged', { body: patch, contentType: 'application/merge-patch+json' })).status).to.equal(200);
+      expect(server.requests.log.at(-1)).to.deep.include({ method: 'PATCH', contentType: 'application/merge-patch+json', body: patch, status: 200 });
+      const options = { preconditions: { uid: 'not-it' } };
+      expect((await apiError(core.deleteNamespacedConfigMap({ namespace: 'default', name: 'logged', body: options }))).code).to.equal(409);
+      expect(server.requests.log.at(-1)).to.deep.include({ method: 'DELETE', contentType: 'application/json', body: options, status: 409 });
+      await request(server, 'GET', '/api/v1/namespaces/default/configmaps/logged');
+      const get = server.requests.log.at(-1)!;
+      expect([get.contentType, get.body]).to.deep.equal([undefined, undefined]);
     });
   });
 });

@@ -173,6 +173,22 @@ describe('orch API server: watch, bookmarks, 410 Gone, faults and restart', () =
     });
   });
 
+  it('restart(whileDown) stays away while it runs: connections refused, direct access working, then serves the state', async () => {
+    const w = await rawWatch(server, '/api/v1/configmaps?watch=true');
+    let refused: Error | undefined;
+    await server.restart(async () => {
+      await waitUntil('the stream ends', () => w.ended());
+      refused = await request(server, 'GET', '/version').then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      await server.create(cm('while-down'));
+    });
+    expect(refused?.message).to.match(/ECONNREFUSED/);
+    const res = await request(server, 'GET', '/api/v1/namespaces/default/configmaps/while-down');
+    expect(res.status).to.equal(200);
+  });
+
   it('stop() ends open watches and closes the port', async () => {
     const w = await rawWatch(server, '/api/v1/configmaps?watch=true');
     await server.stop();

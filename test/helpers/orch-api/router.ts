@@ -26,6 +26,9 @@ export interface RouteInfo {
   resource?: string;
 }
 
+/** The body of each request, once the router has read it (for the request log). */
+export const requestBodies = new WeakMap<http.IncomingMessage, Buffer>();
+
 const PATCH_TYPES: Record<string, PatchType> = {
   'application/merge-patch+json': 'merge',
   'application/json-patch+json': 'json',
@@ -374,7 +377,11 @@ function readBytes(req: http.IncomingMessage): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      requestBodies.set(req, body);
+      resolve(body);
+    });
     req.on('error', reject);
   });
 }

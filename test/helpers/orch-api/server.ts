@@ -11,7 +11,7 @@ import { ApiError, internal, statusFor } from './errors';
 import { type Operations as OperationsType, Operations } from './operations';
 import { OwnerIndex } from './owners';
 import { ResourceRegistry } from './resources';
-import { type RouteInfo, Router, sendStatus } from './router';
+import { requestBodies, type RouteInfo, Router, sendStatus } from './router';
 import { Store, type Obj } from './store';
 import { ClusterIpAllocator } from './strategies';
 import { makeServingIdentity, type ServingIdentity, TokenSigner } from './tls';
@@ -56,6 +56,14 @@ export interface RequestLogEntry {
   /** The resource (`pods`, `pods/status`, `leases`) for resource requests. */
   readonly resource?: string;
   readonly status?: number;
+  /** The request's Content-Type (parameters dropped), when it has one. */
+  readonly contentType?: string;
+  /**
+   * The request body as the server read it: parsed JSON, else the text (YAML); undefined when
+   * empty, protobuf, or not read (a request refused before its body was looked at, e.g. by an
+   * injected failure).
+   */
+  readonly body?: unknown;
 }
 
 export interface RequestFilter {
@@ -212,7 +220,10 @@ export class OrchApiServer {
     return this.store.items(`${type.group}/${type.plural}`, type.namespaced ? namespace : undefined).map((o) => structuredClone(this.ops.asVersion(type, o, version)));
   }
 
-  /** Replaces the object (resourceVersion checked when set); `status` is written too when the kind has a status subresource. */
+  /**
+   * Replaces the object (resourceVersion checked when set); `status` is written too when the kind has
+   * a status subresource. Taking the last finalizer off an object being deleted removes it.
+   */
   async update(obj: AnyObject, opts: { admission?: boolean } = {}): Promise<AnyObject> {
     const { type, version } = this.typeOf(obj.apiVersion, obj.kind);
     const namespace = type.namespaced ? (obj.metadata?.namespace ?? 'default') : undefined;
@@ -220,7 +231,9 @@ export class OrchApiServer {
     const current = this.ops.get(type, namespace, name);
     const body = { ...obj, metadata: { ...obj.metadata, resourceVersion: obj.metadata?.resourceVersion ?? current.metadata.resourceVersion } };
     let updated = await this.ops.update(type, version, namespace, name, body, { admission: opts.admission === true });
-    if (type.subresources.includes('status') && obj.status !== undefined) {
+    // An update taking the last finalizer off a deleted object removes it: no status left to write.
+    const removed = !this.store.get(`${type.group}/${type.plural}`, namespace ?? '', name);
+    if (type.subresources.includes('status') && obj.status !== undefined && !removed) {
       updated = await this.ops.update(type, version, namespace, name, { ...body, metadata: { ...body.metadata, resourceVersion: updated.metadata.resourceVersion } }, { admission: opts.admission === true }, 'status');
     }
     return structuredClone(this.ops.asVersion(type, updated, version));
@@ -256,10 +269,18 @@ export class OrchApiServer {
     this.hub.sendBookmarks();
   }
 
-  /** Stops listening (cutting every connection and watch) and listens again on the same port, state kept. */
-  async restart(): Promise<void> {
+  /**
+   * Stops listening (cutting every connection and watch) and listens again on the same port, state
+   * kept. `whileDown` runs in between (the server away: connections refused; direct access works),
+   * e.g. to wait until clients notice.
+   */
+  async restart(whileDown?: () => unknown): Promise<void> {
     await this.close();
-    await this.listen();
+    try {
+      await whileDown?.();
+    } finally {
+      await this.listen();
+    }
   }
 
   async stop(): Promise<void> {
@@ -313,7 +334,9 @@ export class OrchApiServer {
     }
     const url = new URL(req.url ?? '/', 'https://localhost');
     const info: RouteInfo = {};
-    const entry = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams.entries()), at: Date.now() } as RequestLogEntry & RouteInfo & { status?: number };
+    const contentType = req.headers['content-type']?.split(';')[0].trim() || undefined;
+    const entry = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams.entries()), at: Date.now(), contentType } as RequestLogEntry &
+      RouteInfo & { status?: number; body?: unknown };
     this.log.push(entry);
     res.on('finish', () => (entry.status = res.statusCode));
     try {
@@ -326,6 +349,7 @@ export class OrchApiServer {
     } finally {
       entry.verb = info.verb;
       entry.resource = info.resource;
+      if (!contentType?.includes('protobuf')) entry.body = loggedBody(requestBodies.get(req));
     }
   }
 
@@ -359,6 +383,17 @@ export class OrchApiServer {
       const error = statusFor(f.status, `injected failure (HTTP ${f.status})`);
       throw details ? new ApiError(error.code, error.reason, error.message, details) : error;
     }
+  }
+}
+
+/** A request body for the log: JSON parsed, other text as it is, nothing when empty. */
+function loggedBody(raw: Buffer | undefined): unknown {
+  const text = raw?.toString('utf8') ?? '';
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { PLUGIN_ORCHCONFIG_FILE } from '../../../src/modules/cni/plugin-location';
-import { OrchApiServer } from '../../helpers/orch-api-server';
+import { type OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
 import { REPO_ROOT } from '../../helpers/run-cli';
 import { skipWithoutNetns, TestNetns } from '../iptables/netns';
+import { addPod } from './repair/pods';
 
 /*
  * The mesh CNI plug-in run as a container runtime runs it: bin/mesh-cni with the request in
@@ -70,24 +71,25 @@ function sidecarPod(name: string, annotations: Record<string, string> = {}, env:
 
 describe('mesh CNI plug-in (bin/mesh-cni)', function () {
   this.timeout(60_000);
-  const orch = new OrchApiServer();
+  let orch: OrchApiServer;
   let runDir: string;
   let config: Record<string, unknown>;
 
   before(async () => {
-    await orch.start();
+    // No simulated kubelet: the pods stay as written here.
+    orch = await startOrchApiServer({ simulateCluster: false });
     runDir = mkdtempSync(path.join(tmpdir(), 'mesh-cni-run-'));
-    writeFileSync(path.join(runDir, PLUGIN_ORCHCONFIG_FILE), orch.kubeConfig('plugin-token').exportConfig(), { mode: 0o600 });
+    writeFileSync(path.join(runDir, PLUGIN_ORCHCONFIG_FILE), orch.kubeConfig().exportConfig(), { mode: 0o600 });
     config = { ...JSON.parse(readFileSync(FIXTURE, 'utf8')), cni_agent_run_dir: runDir, exclude_namespaces: ['mesh-system'], plugin_log_level: 'info' };
-    orch.addPod(sidecarPod('captured', { 'traffic.sidecar.mesh.io/excludeInboundPorts': '8443', 'traffic.sidecar.mesh.io/includeOutboundIPRanges': '10.96.0.0/12' }));
-    orch.addPod(sidecarPod('dns', {}, { MESH_META_DNS_CAPTURE: 'true' }));
-    orch.addPod({ metadata: { name: 'plain', namespace: 'shop' }, spec: { containers: [{ name: 'app', image: 'shop/app' }] } });
-    orch.addPod(sidecarPod('opted-out', { 'sidecar.mesh.io/inject': 'false' }));
-    orch.addPod(sidecarPod('bad-ports', { 'traffic.sidecar.mesh.io/excludeInboundPorts': '8443,https' }));
+    await addPod(orch, sidecarPod('captured', { 'traffic.sidecar.mesh.io/excludeInboundPorts': '8443', 'traffic.sidecar.mesh.io/includeOutboundIPRanges': '10.96.0.0/12' }));
+    await addPod(orch, sidecarPod('dns', {}, { MESH_META_DNS_CAPTURE: 'true' }));
+    await addPod(orch, { metadata: { name: 'plain', namespace: 'shop' }, spec: { containers: [{ name: 'app', image: 'shop/app' }] } });
+    await addPod(orch, sidecarPod('opted-out', { 'sidecar.mesh.io/inject': 'false' }));
+    await addPod(orch, sidecarPod('bad-ports', { 'traffic.sidecar.mesh.io/excludeInboundPorts': '8443,https' }));
   });
 
   after(async () => {
-    await orch.stop();
+    await orch?.stop();
     rmSync(runDir, { recursive: true, force: true });
   });
 
@@ -177,13 +179,13 @@ describe('mesh CNI plug-in (bin/mesh-cni)', function () {
     }
 
     it('an excluded namespace, or a container that is no pod, passes through without asking the API', async () => {
-      const before = orch.requests.length;
+      const before = orch.requests.log.length;
       const excluded = await runPlugin({ ...request('ADD', netnsPath(), 'captured'), CNI_ARGS: 'K8S_POD_NAMESPACE=mesh-system;K8S_POD_NAME=meshd-1' }, stdinWith({ prevResult: PREV_RESULT }));
       expect(excluded.code).to.equal(0);
       const noPod = await runPlugin(request('ADD', netnsPath()), stdinWith());
       expect(noPod.code).to.equal(0);
       expect(noPod.json).to.deep.equal({ cniVersion: '0.3.1' });
-      expect(orch.requests.length).to.equal(before);
+      expect(orch.requests.log.length).to.equal(before);
       expect(ns.exec('iptables-save')).not.to.contain('MESH_');
     });
 

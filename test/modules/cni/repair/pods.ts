@@ -1,5 +1,6 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { RepairValues } from '../../../../src/modules/cni/repair';
+import type { OrchApiServer } from '../../../helpers/orch-api';
 
 /** Pods as the repair controller meets them: with or without the sidecar, crash-looping or not. */
 
@@ -80,4 +81,25 @@ export function repairValues(overrides: Partial<RepairValues> = {}): RepairValue
     sidecarAnnotation: 'sidecar.mesh.io/status',
     ...overrides,
   };
+}
+
+// ---- the pods in the in-process orchestrator API server (test/helpers/orch-api) ----
+
+/** Stores a pod as the cluster would hold it, creating its namespace first if need be; returns it as stored. */
+export async function addPod(server: OrchApiServer, p: V1Pod): Promise<V1Pod> {
+  const namespace = p.metadata?.namespace ?? 'default';
+  if (!server.get('v1', 'Namespace', undefined, namespace)) await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  return server.create({ ...p, apiVersion: 'v1', kind: 'Pod', metadata: { ...p.metadata, namespace } });
+}
+
+export function getPod(server: OrchApiServer, namespace: string, name: string): V1Pod | undefined {
+  return server.get('v1', 'Pod', namespace, name);
+}
+
+/** Changes a stored pod (spec, metadata and status) through a function of a copy of it, as the kubelet or a user would. */
+export async function modifyPod(server: OrchApiServer, namespace: string, name: string, change: (p: V1Pod) => void): Promise<V1Pod> {
+  const current = getPod(server, namespace, name);
+  if (!current) throw new Error(`modifyPod: no pod ${namespace}/${name}`);
+  change(current);
+  return server.update({ ...current, apiVersion: 'v1', kind: 'Pod' });
 }
