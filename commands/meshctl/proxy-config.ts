@@ -1,4 +1,20 @@
-import { boolFlag, command, GroupCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { Command } from '@oclif/core';
+import { boolFlag, command, GroupCommand, MeshCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import {
+  bootstrapData,
+  ConfigDump,
+  ecdsData,
+  ecdsTable,
+  edsData,
+  edsTable,
+  formatData,
+  readConfigDump,
+  routesData,
+  routesTable,
+  secretsData,
+  secretsTable,
+  versionSummary,
+} from '../../src/modules/proxy-dump';
 import { outputFormatFlag } from './flag-types';
 import { pickFlags, proxyConfigFlags, proxyLogLevelFlags } from './flag-groups';
 import { TARGET_USAGE, targetArgs } from './target-arg';
@@ -19,6 +35,30 @@ const filters = {
   type: stringFlag('only show listeners of this type'),
   verbose: boolFlag('show more information'),
 };
+
+type Output = 'short' | 'json' | 'yaml';
+type Flags = Record<string, unknown> & { file?: string; output?: string };
+
+/**
+ * A proxy-config subcommand reading a saved config dump (`-f`). Reading a live proxy needs a
+ * port-forward through the orchestrator API, which is not built yet: without `-f` it says so.
+ */
+abstract class ProxyDumpCommand extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(this.constructor as Command.Class);
+    const f = flags as Flags;
+    if (!f.file) this.fail(`${this.commandLine} without -f needs the orchestrator API to reach the proxy, which is not built yet; pass a saved config dump with -f`);
+    this.write(this.render(readConfigDump(f.file), (f.output ?? 'short') as Output, f));
+  }
+
+  /** The text to print for this dump. */
+  protected abstract render(dump: ConfigDump, output: Output, flags: Flags): string;
+}
+
+/** `-o short` prints `table`, json and yaml print `data`. */
+function shortOrData(output: Output, table: () => string, data: () => unknown): string {
+  return output === 'short' ? table() : formatData(data(), output);
+}
 
 function pcUsage(subcommand: string): string {
   return `proxy-config ${subcommand} ${TARGET_USAGE}`;
@@ -57,7 +97,11 @@ export class ProxyConfigAll extends NotYetImplementedCommand {}
   flags: { ...proxyConfigFlags, output: outputFormatFlag(['json', 'yaml', 'short'], 'json') },
   args: targetArgs,
 })
-export class ProxyConfigBootstrap extends NotYetImplementedCommand {}
+export class ProxyConfigBootstrap extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output): string {
+    return shortOrData(output, () => versionSummary(dump), () => bootstrapData(dump));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -79,7 +123,58 @@ export class ProxyConfigCluster extends NotYetImplementedCommand {}
   flags: proxyConfigFlags,
   args: targetArgs,
 })
-export class ProxyConfigEcds extends NotYetImplementedCommand {}
+export class ProxyConfigEcds extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output): string {
+    return shortOrData(output, () => ecdsTable(dump), () => ecdsData(dump));
+  }
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config eds',
+  summary: "Show the endpoints of the EDS section of a proxy's config dump, with their locality",
+  usage: pcUsage('eds'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'cluster', 'port', 'status') },
+  args: targetArgs,
+})
+export class ProxyConfigEds extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = { address: flags.address as string | undefined, cluster: flags.cluster as string | undefined, port: flags.port as number | undefined, status: flags.status as string | undefined };
+    return shortOrData(output, () => edsTable(dump, filter), () => edsData(dump, filter));
+  }
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config routes',
+  aliases: ['route', 'r'],
+  summary: 'Show the route configuration of a proxy',
+  usage: pcUsage('routes'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'name', 'verbose') },
+  args: targetArgs,
+})
+export class ProxyConfigRoutes extends ProxyDumpCommand {
+  // Verbose is the reference's default for routes; the short table is the verbose one.
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const name = flags.name as string | undefined;
+    return shortOrData(output, () => routesTable(dump, name), () => routesData(dump, name));
+  }
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config secret',
+  aliases: ['secrets', 's'],
+  summary: 'Show the secrets (certificates) of a proxy',
+  usage: pcUsage('secret'),
+  flags: proxyConfigFlags,
+  args: targetArgs,
+})
+export class ProxyConfigSecret extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output): string {
+    return shortOrData(output, () => secretsTable(dump), () => secretsData(dump));
+  }
+}
 
 @command({
   program: 'meshctl',
