@@ -1,7 +1,13 @@
 import { Command } from '@oclif/core';
 import { boolFlag, command, GroupCommand, MeshCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
 import {
+  allSummary,
   bootstrapData,
+  clustersData,
+  clustersTable,
+  listenersData,
+  listenersTable,
+  toProtoJson,
   ConfigDump,
   ecdsData,
   ecdsTable,
@@ -60,6 +66,10 @@ function shortOrData(output: Output, table: () => string, data: () => unknown): 
   return output === 'short' ? table() : formatData(data(), output);
 }
 
+function clusterFilter(flags: Flags) {
+  return { fqdn: flags.fqdn as string | undefined, port: flags.port as number | undefined, subset: flags.subset as string | undefined, direction: flags.direction as string | undefined };
+}
+
 function pcUsage(subcommand: string): string {
   return `proxy-config ${subcommand} ${TARGET_USAGE}`;
 }
@@ -82,10 +92,16 @@ export class ProxyConfig extends GroupCommand {}
   flags: {
     ...proxyConfigFlags,
     ...pickFlags(filters, 'address', 'direction', 'fqdn', 'name', 'port', 'subset', 'type', 'verbose'),
+    'with-headers': boolFlag('print a "------ <KIND> INFO ------" line before each table'),
   },
   args: targetArgs,
 })
-export class ProxyConfigAll extends NotYetImplementedCommand {}
+export class ProxyConfigAll extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = { ...clusterFilter(flags), address: flags.address as string | undefined, type: flags.type as string | undefined, name: flags.name as string | undefined };
+    return shortOrData(output, () => allSummary(dump, filter, flags['with-headers'] === true), () => toProtoJson({ configs: dump.configs }));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -112,7 +128,12 @@ export class ProxyConfigBootstrap extends ProxyDumpCommand {
   flags: { ...proxyConfigFlags, ...pickFlags(filters, 'direction', 'fqdn', 'port', 'subset') },
   args: targetArgs,
 })
-export class ProxyConfigCluster extends NotYetImplementedCommand {}
+export class ProxyConfigCluster extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = clusterFilter(flags);
+    return shortOrData(output, () => clustersTable(dump, filter), () => clustersData(dump, filter));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -196,7 +217,12 @@ export class ProxyConfigEndpoint extends NotYetImplementedCommand {}
   flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'port', 'type', 'verbose') },
   args: targetArgs,
 })
-export class ProxyConfigListener extends NotYetImplementedCommand {}
+export class ProxyConfigListener extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = { address: flags.address as string | undefined, port: flags.port as number | undefined, type: flags.type as string | undefined };
+    return shortOrData(output, () => listenersTable(dump, filter, flags.verbose === true), () => listenersData(dump, filter));
+  }
+}
 
 @command({
   program: 'meshctl',

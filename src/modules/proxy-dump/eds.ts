@@ -17,6 +17,11 @@ function endpointAddress(lb: Lb): { address: string; port?: number; text: string
   const addr = obj(obj(lb.endpoint).address);
   const pipe = obj(addr.pipe);
   if (pipe.path !== undefined) return { address: str(pipe.path), text: str(pipe.path) };
+  const internal = obj(addr.envoy_internal_address);
+  if (internal.server_listener_name !== undefined) {
+    const text = `envoy://${str(internal.server_listener_name)}/${str(internal.endpoint_id)}`;
+    return { address: text, text };
+  }
   const sock = obj(addr.socket_address);
   const port = typeof sock.port_value === 'number' ? sock.port_value : undefined;
   return { address: str(sock.address), port, text: port === undefined ? str(sock.address) : `${str(sock.address)}:${port}` };
