@@ -14,7 +14,11 @@ import {
   edsData,
   edsTable,
   formatData,
+  hostStatusesData,
+  hostStatusesTable,
+  isClustersStatus,
   readConfigDump,
+  readDumpData,
   routesData,
   routesTable,
   secretsData,
@@ -54,7 +58,11 @@ abstract class ProxyDumpCommand extends MeshCommand {
     const { flags } = await this.parse(this.constructor as Command.Class);
     const f = flags as Flags;
     if (!f.file) this.fail(`${this.commandLine} without -f needs the orchestrator API to reach the proxy, which is not built yet; pass a saved config dump with -f`);
-    this.write(this.render(readConfigDump(f.file), (f.output ?? 'short') as Output, f));
+    this.write(this.renderFile(f.file, (f.output ?? 'short') as Output, f));
+  }
+
+  protected renderFile(file: string, output: Output, flags: Flags): string {
+    return this.render(readConfigDump(file), output, flags);
   }
 
   /** The text to print for this dump. */
@@ -64,6 +72,10 @@ abstract class ProxyDumpCommand extends MeshCommand {
 /** `-o short` prints `table`, json and yaml print `data`. */
 function shortOrData(output: Output, table: () => string, data: () => unknown): string {
   return output === 'short' ? table() : formatData(data(), output);
+}
+
+function edsFilter(flags: Flags) {
+  return { address: flags.address as string | undefined, cluster: flags.cluster as string | undefined, port: flags.port as number | undefined, status: flags.status as string | undefined };
 }
 
 function clusterFilter(flags: Flags) {
@@ -160,7 +172,7 @@ export class ProxyConfigEcds extends ProxyDumpCommand {
 })
 export class ProxyConfigEds extends ProxyDumpCommand {
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
-    const filter = { address: flags.address as string | undefined, cluster: flags.cluster as string | undefined, port: flags.port as number | undefined, status: flags.status as string | undefined };
+    const filter = edsFilter(flags);
     return shortOrData(output, () => edsTable(dump, filter), () => edsData(dump, filter));
   }
 }
@@ -206,7 +218,20 @@ export class ProxyConfigSecret extends ProxyDumpCommand {
   flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'cluster', 'port', 'status') },
   args: targetArgs,
 })
-export class ProxyConfigEndpoint extends NotYetImplementedCommand {}
+export class ProxyConfigEndpoint extends ProxyDumpCommand {
+  /** The proxy's saved `/clusters?format=json` answer, as the reference reads; else a config dump's EDS section. */
+  protected override renderFile(file: string, output: Output, flags: Flags): string {
+    const data = readDumpData(file);
+    if (!isClustersStatus(data)) return this.render(readConfigDump(file), output, flags);
+    const filter = edsFilter(flags);
+    return shortOrData(output, () => hostStatusesTable(data, filter), () => hostStatusesData(data, filter));
+  }
+
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = edsFilter(flags);
+    return shortOrData(output, () => edsTable(dump, filter), () => edsData(dump, filter));
+  }
+}
 
 @command({
   program: 'meshctl',

@@ -13,6 +13,14 @@ export interface ConfigDump {
 
 /** Reads a saved config dump (JSON, or YAML when `allowYaml`); every failure is one line naming the file. */
 export function readConfigDump(file: string, options: { allowYaml?: boolean } = {}): ConfigDump {
+  const data = readDumpData(file, options);
+  const configs = (data as { configs?: unknown } | null)?.configs;
+  if (!Array.isArray(configs)) throw new UserError(`config dump ${file} has no "configs" list: is it a proxy /config_dump?`);
+  return { file, configs: configs as DumpSection[] };
+}
+
+/** The parsed content of a saved admin answer (JSON, or YAML when `allowYaml`). */
+export function readDumpData(file: string, options: { allowYaml?: boolean } = {}): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -27,9 +35,7 @@ export function readConfigDump(file: string, options: { allowYaml?: boolean } = 
     const what = options.allowYaml ? 'YAML or JSON' : 'JSON';
     throw new UserError(`config dump ${file} is not valid ${what}: ${(err as Error).message.split('\n')[0]}`);
   }
-  const configs = (data as { configs?: unknown } | null)?.configs;
-  if (!Array.isArray(configs)) throw new UserError(`config dump ${file} has no "configs" list: is it a proxy /config_dump?`);
-  return { file, configs: configs as DumpSection[] };
+  return data;
 }
 
 /** The sections of the given admin type (`BootstrapConfigDump`...), in dump order. */

@@ -11,3 +11,5 @@ export { authzCheckTable } from './authz';
 export { ClusterFilter, clustersData, clustersTable } from './clusters';
 export { ListenerFilter, listenersData, listenersTable } from './listeners';
 export { AllFilter, allSummary } from './all';
+export { readDumpData } from './dump';
+export { hostStatusesData, hostStatusesTable, isClustersStatus } from './host-statuses';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../../helpers/run-cli';
-import { alignColumns, allSummary, clustersTable, listenersTable, readConfigDump, toProtoJson } from '../../../src/modules/proxy-dump';
+import { alignColumns, allSummary, clustersTable, hostStatusesTable, listenersTable, readConfigDump, toProtoJson } from '../../../src/modules/proxy-dump';
 
 const ALL_DUMP = path.join(REPO_ROOT, 'test', 'fixtures', 'proxy-config', 'all', 'config_dump.json');
 
@@ -37,5 +37,18 @@ describe('proxy-dump tables', () => {
       lbEndpoints: [{ healthStatus: 'HEALTHY', metadata: { filterMetadata: { 'envoy.lb': { some_key: 1 } } } }],
       metadata: { MESH_VERSION: '1', build_type: 'x' },
     });
+  });
+
+  it('lists the endpoints of a saved /clusters answer, sorted by cluster, with their filters', () => {
+    const host = (address: string, port: number, failed = false) => ({
+      address: { socket_address: { address, port_value: port } },
+      health_status: { eds_health_status: 'HEALTHY', failed_outlier_check: failed },
+    });
+    const data = { cluster_statuses: [{ name: 'outbound|80||b.default.svc.cluster.local', host_statuses: [host('10.0.0.2', 80, true)] }, { name: 'agent', host_statuses: [host('127.0.0.1', 15020)] }] };
+    expect(hostStatusesTable(data, {})).to.equal(
+      'ENDPOINT            STATUS      OUTLIER CHECK     CLUSTER\n127.0.0.1:15020     HEALTHY     OK                agent\n10.0.0.2:80         HEALTHY     FAILED            outbound|80||b.default.svc.cluster.local\n',
+    );
+    expect(hostStatusesTable(data, { port: 80 }).trimEnd().split('\n')).to.have.length(2);
+    expect(hostStatusesTable(data, { status: 'UNHEALTHY' }).trimEnd().split('\n')).to.have.length(1);
   });
 });
