@@ -183,11 +183,11 @@ export class ProxyConfigEds extends ProxyDumpCommand {
   aliases: ['route', 'r'],
   summary: 'Show the route configuration of a proxy',
   usage: pcUsage('routes'),
-  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'name', 'verbose') },
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'name') },
   args: targetArgs,
 })
 export class ProxyConfigRoutes extends ProxyDumpCommand {
-  // Verbose is the reference's default for routes; the short table is the verbose one.
+  // Always the reference's verbose table (its default for routes), so there is no --verbose here.
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
     const name = flags.name as string | undefined;
     return shortOrData(output, () => routesTable(dump, name), () => routesData(dump, name));
