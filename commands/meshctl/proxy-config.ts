@@ -1,4 +1,30 @@
-import { boolFlag, command, GroupCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { Command } from '@oclif/core';
+import { boolFlag, command, GroupCommand, MeshCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import {
+  allSummary,
+  bootstrapData,
+  clustersData,
+  clustersTable,
+  listenersData,
+  listenersTable,
+  toProtoJson,
+  ConfigDump,
+  ecdsData,
+  ecdsTable,
+  edsData,
+  edsTable,
+  formatData,
+  hostStatusesData,
+  hostStatusesTable,
+  isClustersStatus,
+  readConfigDump,
+  readDumpData,
+  routesData,
+  routesTable,
+  secretsData,
+  secretsTable,
+  versionSummary,
+} from '../../src/modules/proxy-dump';
 import { outputFormatFlag } from './flag-types';
 import { pickFlags, proxyConfigFlags, proxyLogLevelFlags } from './flag-groups';
 import { TARGET_USAGE, targetArgs } from './target-arg';
@@ -19,6 +45,42 @@ const filters = {
   type: stringFlag('only show listeners of this type'),
   verbose: boolFlag('show more information'),
 };
+
+type Output = 'short' | 'json' | 'yaml';
+type Flags = Record<string, unknown> & { file?: string; output?: string };
+
+/**
+ * A proxy-config subcommand reading a saved config dump (`-f`). Reading a live proxy needs a
+ * port-forward through the orchestrator API, which is not built yet: without `-f` it says so.
+ */
+abstract class ProxyDumpCommand extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(this.constructor as Command.Class);
+    const f = flags as Flags;
+    if (!f.file) this.fail(`${this.commandLine} without -f needs the orchestrator API to reach the proxy, which is not built yet; pass a saved config dump with -f`);
+    this.write(this.renderFile(f.file, (f.output ?? 'short') as Output, f));
+  }
+
+  protected renderFile(file: string, output: Output, flags: Flags): string {
+    return this.render(readConfigDump(file), output, flags);
+  }
+
+  /** The text to print for this dump. */
+  protected abstract render(dump: ConfigDump, output: Output, flags: Flags): string;
+}
+
+/** `-o short` prints `table`, json and yaml print `data`. */
+function shortOrData(output: Output, table: () => string, data: () => unknown): string {
+  return output === 'short' ? table() : formatData(data(), output);
+}
+
+function edsFilter(flags: Flags) {
+  return { address: flags.address as string | undefined, cluster: flags.cluster as string | undefined, port: flags.port as number | undefined, status: flags.status as string | undefined };
+}
+
+function clusterFilter(flags: Flags) {
+  return { fqdn: flags.fqdn as string | undefined, port: flags.port as number | undefined, subset: flags.subset as string | undefined, direction: flags.direction as string | undefined };
+}
 
 function pcUsage(subcommand: string): string {
   return `proxy-config ${subcommand} ${TARGET_USAGE}`;
@@ -42,10 +104,16 @@ export class ProxyConfig extends GroupCommand {}
   flags: {
     ...proxyConfigFlags,
     ...pickFlags(filters, 'address', 'direction', 'fqdn', 'name', 'port', 'subset', 'type', 'verbose'),
+    'with-headers': boolFlag('print a "------ <KIND> INFO ------" line before each table'),
   },
   args: targetArgs,
 })
-export class ProxyConfigAll extends NotYetImplementedCommand {}
+export class ProxyConfigAll extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = { ...clusterFilter(flags), address: flags.address as string | undefined, type: flags.type as string | undefined, name: flags.name as string | undefined };
+    return shortOrData(output, () => allSummary(dump, filter, flags['with-headers'] === true), () => toProtoJson({ configs: dump.configs }));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -57,7 +125,11 @@ export class ProxyConfigAll extends NotYetImplementedCommand {}
   flags: { ...proxyConfigFlags, output: outputFormatFlag(['json', 'yaml', 'short'], 'json') },
   args: targetArgs,
 })
-export class ProxyConfigBootstrap extends NotYetImplementedCommand {}
+export class ProxyConfigBootstrap extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output): string {
+    return shortOrData(output, () => versionSummary(dump), () => bootstrapData(dump));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -68,7 +140,12 @@ export class ProxyConfigBootstrap extends NotYetImplementedCommand {}
   flags: { ...proxyConfigFlags, ...pickFlags(filters, 'direction', 'fqdn', 'port', 'subset') },
   args: targetArgs,
 })
-export class ProxyConfigCluster extends NotYetImplementedCommand {}
+export class ProxyConfigCluster extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = clusterFilter(flags);
+    return shortOrData(output, () => clustersTable(dump, filter), () => clustersData(dump, filter));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -79,7 +156,58 @@ export class ProxyConfigCluster extends NotYetImplementedCommand {}
   flags: proxyConfigFlags,
   args: targetArgs,
 })
-export class ProxyConfigEcds extends NotYetImplementedCommand {}
+export class ProxyConfigEcds extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output): string {
+    return shortOrData(output, () => ecdsTable(dump), () => ecdsData(dump));
+  }
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config eds',
+  summary: "Show the endpoints of the EDS section of a proxy's config dump, with their locality",
+  usage: pcUsage('eds'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'cluster', 'port', 'status') },
+  args: targetArgs,
+})
+export class ProxyConfigEds extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = edsFilter(flags);
+    return shortOrData(output, () => edsTable(dump, filter), () => edsData(dump, filter));
+  }
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config routes',
+  aliases: ['route', 'r'],
+  summary: 'Show the route configuration of a proxy',
+  usage: pcUsage('routes'),
+  flags: { ...proxyConfigFlags, ...pickFlags(filters, 'name') },
+  args: targetArgs,
+})
+export class ProxyConfigRoutes extends ProxyDumpCommand {
+  // Always the reference's verbose table (its default for routes), so there is no --verbose here.
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const name = flags.name as string | undefined;
+    return shortOrData(output, () => routesTable(dump, name), () => routesData(dump, name));
+  }
+}
+
+@command({
+  program: 'meshctl',
+  path: 'proxy-config secret',
+  aliases: ['secrets', 's'],
+  summary: 'Show the secrets (certificates) of a proxy',
+  usage: pcUsage('secret'),
+  flags: proxyConfigFlags,
+  args: targetArgs,
+})
+export class ProxyConfigSecret extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output): string {
+    return shortOrData(output, () => secretsTable(dump), () => secretsData(dump));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -90,7 +218,20 @@ export class ProxyConfigEcds extends NotYetImplementedCommand {}
   flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'cluster', 'port', 'status') },
   args: targetArgs,
 })
-export class ProxyConfigEndpoint extends NotYetImplementedCommand {}
+export class ProxyConfigEndpoint extends ProxyDumpCommand {
+  /** The proxy's saved `/clusters?format=json` answer, as the reference reads; else a config dump's EDS section. */
+  protected override renderFile(file: string, output: Output, flags: Flags): string {
+    const data = readDumpData(file);
+    if (!isClustersStatus(data)) return this.render(readConfigDump(file), output, flags);
+    const filter = edsFilter(flags);
+    return shortOrData(output, () => hostStatusesTable(data, filter), () => hostStatusesData(data, filter));
+  }
+
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = edsFilter(flags);
+    return shortOrData(output, () => edsTable(dump, filter), () => edsData(dump, filter));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -101,7 +242,12 @@ export class ProxyConfigEndpoint extends NotYetImplementedCommand {}
   flags: { ...proxyConfigFlags, ...pickFlags(filters, 'address', 'port', 'type', 'verbose') },
   args: targetArgs,
 })
-export class ProxyConfigListener extends NotYetImplementedCommand {}
+export class ProxyConfigListener extends ProxyDumpCommand {
+  protected render(dump: ConfigDump, output: Output, flags: Flags): string {
+    const filter = { address: flags.address as string | undefined, port: flags.port as number | undefined, type: flags.type as string | undefined };
+    return shortOrData(output, () => listenersTable(dump, filter, flags.verbose === true), () => listenersData(dump, filter));
+  }
+}
 
 @command({
   program: 'meshctl',

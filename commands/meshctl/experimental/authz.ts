@@ -1,4 +1,5 @@
-import { command, GroupCommand, NotYetImplementedCommand, stringFlag } from '../../../src/modules/cli';
+import { command, GroupCommand, MeshCommand, stringFlag } from '../../../src/modules/cli';
+import { authzCheckTable, readConfigDump } from '../../../src/modules/proxy-dump';
 import { TARGET_USAGE, targetArgs } from '../target-arg';
 
 @command({
@@ -16,7 +17,14 @@ export class ExperimentalAuthz extends GroupCommand {}
   path: 'experimental authz check',
   summary: "Show the authorization policies (mesh, namespace and workload level) merged into a pod's proxy config",
   usage: `experimental authz check ${TARGET_USAGE}`,
-  flags: { file: stringFlag('read this proxy config dump (JSON) instead of asking the proxy', { char: 'f' }) },
+  flags: { file: stringFlag('read this proxy config dump (JSON or YAML) instead of asking the proxy', { char: 'f' }) },
   args: targetArgs,
 })
-export class ExperimentalAuthzCheck extends NotYetImplementedCommand {}
+export class ExperimentalAuthzCheck extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ExperimentalAuthzCheck);
+    // Reading a live proxy needs the orchestrator API (port-forward), which is not built yet.
+    if (!flags.file) this.fail(`${this.commandLine} without -f needs the orchestrator API to reach the proxy, which is not built yet; pass a saved config dump with -f`);
+    this.write(authzCheckTable(readConfigDump(flags.file, { allowYaml: true })));
+  }
+}

@@ -1,0 +1,15 @@
+export { alignColumns } from './columns';
+export { ConfigDump, readConfigDump } from './dump';
+export { formatData } from './output';
+export { toProtoJson } from './proto-json';
+export { bootstrapData, versionSummary } from './bootstrap';
+export { ecdsData, ecdsTable } from './ecds';
+export { EdsFilter, edsData, edsTable } from './eds';
+export { routesData, routesTable } from './routes';
+export { secretsData, secretsTable } from './secrets';
+export { authzCheckTable } from './authz';
+export { ClusterFilter, clustersData, clustersTable } from './clusters';
+export { ListenerFilter, listenersData, listenersTable } from './listeners';
+export { AllFilter, allSummary } from './all';
+export { readDumpData } from './dump';
+export { hostStatusesData, hostStatusesTable, isClustersStatus } from './host-statuses';
