@@ -86,30 +86,30 @@ async function runProxyStatusCase(c: Case): Promise<void> {
       expect(result.code, 'exit code').to.equal(0);
       return result.stdout;
     };
+    const outputs: string[] = [];
     for (const { server } of servers) {
-      // The command asked for the debug type on an ADS stream, as a node of its own.
-      await run(server.port).then(() => {
-        expect(server.requests.map((r) => r.type_url)).to.deep.equal(['mesh.io/debug/syncz']);
-        expect(server.requests[0].node?.id).to.be.a('string').and.not.equal('');
-      });
+      outputs.push(await run(server.port));
+      // The command asked for the debug type only, on an ADS stream, as a node of its own.
+      expect(server.requests.map((r) => r.type_url)).to.deep.equal(['mesh.io/debug/syncz']);
+      expect(server.requests[0].node?.id).to.be.a('string').and.not.equal('');
     }
     if (format) {
       expect(servers, 'one instance in a structured case').to.have.length(1);
-      const out = await run(servers[0].server.port);
-      const got = format === 'json' ? JSON.parse(out) : parse(out);
+      const got = format === 'json' ? JSON.parse(outputs[0]) : parse(outputs[0]);
       expect(got).to.deep.equal(format === 'json' ? JSON.parse(expectedText) : parse(expectedText));
       return;
     }
     if (servers.length === 1) {
-      expect(await run(servers[0].server.port)).to.equal(expectedText);
+      expect(outputs[0]).to.equal(expectedText);
       return;
     }
     const [wantHeader, ...wantRows] = expectedText.trimEnd().split('\n');
     const received: Record<string, unknown>[] = [];
-    for (const { instance, server } of servers) {
-      const [header, ...rows] = (await run(server.port)).trimEnd().split('\n');
+    for (const [i, { instance, server }] of servers.entries()) {
+      const [header, ...rows] = outputs[i].trimEnd().split('\n');
       expect(header.split(/ {2,}/)).to.deep.equal(wantHeader.split(/ {2,}/));
       const want = wantRows.map((r) => r.split(/ {2,}/)).filter((cells) => cells[2] === instance);
+      expect(want, `rows of ${instance}`).to.not.be.empty;
       expect(rows.map((r) => r.split(/ {2,}/))).to.deep.equal(want);
       received.push(JSON.parse(await run(server.port, ['-o', 'json'])));
     }
