@@ -62,7 +62,7 @@ export async function fetchSyncz(t: XdsTarget): Promise<JsonObject> {
       call.on('error', (e: grpc.ServiceError) => {
         if (done) return;
         done = true;
-        reject(new Error(e.code === grpc.status.DEADLINE_EXCEEDED ? `no answer from ${t.address} within ${t.timeoutMs / 1000}s` : `xDS request to ${t.address} failed: ${e.details || e.message}`));
+        reject(new Error(e.code === grpc.status.DEADLINE_EXCEEDED ? `no answer from ${t.address} within ${t.timeoutMs / 1000}s` : `xDS request to ${t.address} failed: ${(e.details || e.message).replace(/\s*Resolution note:.*$/s, '').trim()}`));
       });
       call.on('end', () => {
         if (done) return;
