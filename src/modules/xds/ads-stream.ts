@@ -35,6 +35,8 @@ export interface StreamServices {
   readonly options: StreamOptions;
   readonly queue: PushQueue;
   readonly responder: Responder;
+  /** Every open connection of the server, for the debug types (syncz). */
+  readonly connections?: () => readonly XdsConnection[];
 }
 
 interface PendingPush {
@@ -74,6 +76,11 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
 
   protected get options(): StreamOptions {
     return this.services.options;
+  }
+
+  /** Every open connection of the server (this one included once registered). */
+  protected allConnections(): readonly XdsConnection[] {
+    return this.services.connections?.() ?? [];
   }
 
   get closed(): boolean {

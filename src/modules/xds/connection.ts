@@ -49,6 +49,8 @@ export class XdsConnection {
   readonly watched = new Map<XdsTypeUrl, WatchState>();
   /** The caller's authenticated identities (SPIFFE IDs); empty on an unauthenticated listener. */
   identities: string[] = [];
+  /** The stream asked for a debug type (`mesh.io/debug/syncz`): a debug client, unless it also subscribes to xDS types. */
+  debugClient = false;
   private nonceCounter = 0;
   private readonly serial: number;
 

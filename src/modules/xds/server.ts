@@ -74,7 +74,7 @@ export class XdsServer {
 
   constructor(@inject(XdsServerOptionsToken) private readonly options: XdsServerOptions) {
     const budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
-    const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget) };
+    const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget), connections: () => this.streams.connections() };
     this.streams = new OpenStreams(services, new RateLimiter(options.newStreamsPerSecond));
   }
 

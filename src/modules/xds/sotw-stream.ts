@@ -2,6 +2,7 @@ import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
 import { DiscoveryRequest, encodeDiscoveryResponse } from '../envoy/wire';
 import { AdsStream } from './ads-stream';
+import { DEBUG_SYNCZ_TYPE, encodeSynczResponse } from './syncz';
 import { newWatchState, WatchState } from './connection';
 import { internNameSet } from './interning';
 import { isStateOfTheWorldType, planSotwResponse, SotwResponse } from './response-planner';
@@ -15,6 +16,12 @@ import { isStateOfTheWorldType, planSotwResponse, SotwResponse } from './respons
 export class SotwStream extends AdsStream<DiscoveryRequest, SotwResponse> {
   protected async onRequest(req: DiscoveryRequest): Promise<void> {
     const typeUrl = req.type_url;
+    if (typeUrl === DEBUG_SYNCZ_TYPE) {
+      // A debug request: answered from every connection's state, never a subscription of this one.
+      this.conn.debugClient = true;
+      await this.write(encodeSynczResponse(this.allConnections(), this.options.controlPlaneId, this.conn.nextNonce()));
+      return;
+    }
     if (!isXdsTypeUrl(typeUrl)) {
       this.options.logger.debug(`node:${this.conn.proxy.id} asked for unsupported type ${typeUrl}; ignoring`);
       return;

@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
+import { startSynczServer, SynczServer } from '../../helpers/syncz-server';
+import { statusTable } from '../../../commands/meshctl/proxy-status-xds';
 
 /**
  * Every case of the reference's proxy-config set (test/fixtures/proxy-config, copied from
@@ -57,6 +59,66 @@ function isSortedByServiceThenPort(clusters: string[]): boolean {
   });
 }
 
+/**
+ * One `proxy-status` case: one real gRPC ADS server per control-plane instance of the
+ * `responses` file, each answering the syncz request with that instance's response, and the
+ * real `meshctl proxy-status --xds-address <server> --plaintext` run against them.
+ *
+ * The spec gives the XDS-connection group a single `--xds-address` and no way to ask several
+ * control planes at once (the incumbent asks every daemon pod it finds through the
+ * orchestrator, which is out of scope here). So a case with several instances runs the
+ * command once per instance: each run must print the header and exactly that instance's rows
+ * as the expected table has them (cells compared), and the expected table itself, laid out
+ * over all instances, must be what the command's table writer gives for the responses the
+ * runs received (`-o json`), compared exactly.
+ */
+async function runProxyStatusCase(c: Case): Promise<void> {
+  const responses = JSON.parse(fs.readFileSync(path.join(FIXTURES, c.responses!), 'utf8')) as Record<string, Record<string, unknown>>;
+  const servers: Array<{ instance: string; server: SynczServer }> = [];
+  try {
+    for (const [instance, response] of Object.entries(responses)) servers.push({ instance, server: await startSynczServer(response) });
+    const args = c.command.split(' ').slice(2);
+    const expectedText = fs.readFileSync(path.join(FIXTURES, c.expected), 'utf8');
+    const format = isStructured(c.expected);
+    const run = async (port: number, extra: string[] = []) => {
+      const result = await runCli('meshctl', ['proxy-status', ...args, ...extra, '--xds-address', `127.0.0.1:${port}`, '--plaintext']);
+      expect(result.stderr, 'stderr').to.equal('');
+      expect(result.code, 'exit code').to.equal(0);
+      return result.stdout;
+    };
+    const outputs: string[] = [];
+    for (const { server } of servers) {
+      outputs.push(await run(server.port));
+      // The command asked for the debug type only, on an ADS stream, as a node of its own.
+      expect(server.requests.map((r) => r.type_url)).to.deep.equal(['mesh.io/debug/syncz']);
+      expect(server.requests[0].node?.id).to.be.a('string').and.not.equal('');
+    }
+    if (format) {
+      expect(servers, 'one instance in a structured case').to.have.length(1);
+      const got = format === 'json' ? JSON.parse(outputs[0]) : parse(outputs[0]);
+      expect(got).to.deep.equal(format === 'json' ? JSON.parse(expectedText) : parse(expectedText));
+      return;
+    }
+    if (servers.length === 1) {
+      expect(outputs[0]).to.equal(expectedText);
+      return;
+    }
+    const [wantHeader, ...wantRows] = expectedText.trimEnd().split('\n');
+    const received: Record<string, unknown>[] = [];
+    for (const [i, { instance, server }] of servers.entries()) {
+      const [header, ...rows] = outputs[i].trimEnd().split('\n');
+      expect(header.split(/ {2,}/)).to.deep.equal(wantHeader.split(/ {2,}/));
+      const want = wantRows.map((r) => r.split(/ {2,}/)).filter((cells) => cells[2] === instance);
+      expect(want, `rows of ${instance}`).to.not.be.empty;
+      expect(rows.map((r) => r.split(/ {2,}/))).to.deep.equal(want);
+      received.push(JSON.parse(await run(server.port, ['-o', 'json'])));
+    }
+    expect(statusTable(received as never)).to.equal(expectedText);
+  } finally {
+    await Promise.all(servers.map((s) => s.server.stop()));
+  }
+}
+
 describe('meshctl proxy-config and authz check: the reference cases on saved dumps', function () {
   this.timeout(60_000);
   const cases = parse(fs.readFileSync(path.join(FIXTURES, 'cases.yaml'), 'utf8')) as Case[];
@@ -67,8 +129,8 @@ describe('meshctl proxy-config and authz check: the reference cases on saved dum
 
   for (const c of cases) {
     if (c.responses) {
-      // proxy-status reads the daemons' xDS status (debug) answers, not a saved file.
-      it(`${c.case}`);
+      // proxy-status reads the daemons' xDS status (debug) answers: served by test ADS servers.
+      it(`${c.case}`, () => runProxyStatusCase(c));
       continue;
     }
     it(`${c.case}`, async () => {
