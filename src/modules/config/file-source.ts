@@ -12,7 +12,7 @@ import { ParseResult, validateParsedFile } from './parse';
 import { KindRegistry } from './validate';
 import { readConfigFile } from './read-file';
 import { ConfigResource, resourceKey } from './resource';
-import { ConfigChange } from './store';
+import { ConfigChange, summarizeChanges } from './store';
 import { WorkerConfigParser } from './worker-parser';
 
 export interface FileConfigSourceOptions {
@@ -168,7 +168,7 @@ export class FileConfigSource {
       this.options.logger.info(`config file ${state.file} removed`);
     }
     const changes = this.options.store.applyBatch(batch);
-    if (changes.length) this.options.logger.info(`config changed: ${summary(changes)}`, { files: batch.map((p) => p.sourceId) });
+    if (changes.length) this.options.logger.info(`config changed: ${summarizeChanges(changes)}`, { files: batch.map((p) => p.sourceId) });
     return changes;
   }
 
@@ -345,12 +345,4 @@ function joinIssues(issues: readonly ConfigIssue[]): string | undefined {
   const shown = issues.slice(0, LOGGED_ISSUES_PER_FILE).map(formatIssue);
   if (issues.length > shown.length) shown.push(`... and ${issues.length - shown.length} more`);
   return shown.join('\n');
-}
-
-function summary(changes: readonly ConfigChange[]): string {
-  const count = (t: ConfigChange['type']) => changes.filter((c) => c.type === t).length;
-  return (['added', 'updated', 'deleted'] as const)
-    .filter((t) => count(t))
-    .map((t) => `${count(t)} ${t}`)
-    .join(', ');
 }

@@ -3,7 +3,7 @@ import { describeResource, Informer, KeyedQueue, OrchClient, OrchObject, QueueOb
 import { crdNames, storageVersion } from './crd-names';
 import { KindDefinition } from './kind';
 import { MemoryConfigStore, SourcePart } from './memory-store';
-import { ConfigChange } from './store';
+import { ConfigChange, summarizeChanges } from './store';
 import { KindRegistry, validateDocument } from './validate';
 
 /** Every part the orchestrator source writes starts so (one part per object: `orch:Kind/ns/name`). */
@@ -151,7 +151,7 @@ export class OrchConfigSource {
       this.reject(kind, namespace, name, result.issues, this.good.has(key));
     }
     const changes = this.options.store.applyBatch(batch);
-    if (changes.length) this.options.logger.info(`orchestrator config changed: ${summary(changes)}`);
+    if (changes.length) this.options.logger.info(`orchestrator config changed: ${summarizeChanges(changes)}`);
     return changes;
   }
 
@@ -171,12 +171,4 @@ export class OrchConfigSource {
 /** The custom resource of a kind, at the version the definitions store. */
 export function resourceOf(def: KindDefinition) {
   return { group: def.group, version: storageVersion(def), plural: crdNames(def).plural, kind: def.kind, namespaced: true };
-}
-
-function summary(changes: readonly ConfigChange[]): string {
-  const count = (t: ConfigChange['type']) => changes.filter((c) => c.type === t).length;
-  return (['added', 'updated', 'deleted'] as const)
-    .filter((t) => count(t))
-    .map((t) => `${count(t)} ${t}`)
-    .join(', ');
 }

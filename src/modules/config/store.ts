@@ -10,6 +10,15 @@ export interface ConfigChange {
   type: 'added' | 'updated' | 'deleted';
 }
 
+/** `2 added, 1 deleted`: a batch of changes for a log line. */
+export function summarizeChanges(changes: readonly ConfigChange[]): string {
+  const count = (t: ConfigChange['type']) => changes.filter((c) => c.type === t).length;
+  return (['added', 'updated', 'deleted'] as const)
+    .filter((t) => count(t))
+    .map((t) => `${count(t)} ${t}`)
+    .join(', ');
+}
+
 /**
  * The typed, validated resources the daemon serves from, whatever their source (DESIGN.md §2).
  * Sources write; the push pipeline reads snapshots and listens for changes.
