@@ -1,5 +1,5 @@
-import * as os from 'node:os';
 import { inject, injectable } from 'inversify';
+import { LeaderElectionOptions, LeaderElectionOptionsToken } from '../../leader-election';
 import { Logging, LoggingToken, ScopedLogger } from '../../logging';
 import { Settings, SettingsToken } from '../../settings';
 import { XdsConnection } from '../../xds/connection';
@@ -48,11 +48,13 @@ export class WorkloadAutoRegistration implements XdsConnectionListener {
     @inject(LoggingToken) logging: Logging,
     @inject(AutoRegistrationMetrics) private readonly metrics: AutoRegistrationMetrics,
     @inject(WorkloadEntryApiSourceToken) private readonly apiSource: WorkloadEntryApiSource,
+    // The daemon's one identity among replicas (the Lease holder's), so two daemons never take each other for the owner.
+    @inject(LeaderElectionOptionsToken) election: LeaderElectionOptions,
   ) {
     this.enabled = settings.bool('PILOT_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION');
     this.graceMs = settings.duration('PILOT_WORKLOAD_ENTRY_GRACE_PERIOD').milliseconds;
     this.validateIdentity = settings.bool('MESH_WORKLOAD_ENTRY_VALIDATE_IDENTITY');
-    this.controller = settings.string('POD_NAME') || `meshd-${os.hostname()}`;
+    this.controller = election.identity;
     this.log = logging.scope('wle');
   }
 
