@@ -6,9 +6,8 @@
  */
 import type { ScopedLogger } from '../logging';
 import type { MeshConfig, MeshNetworks } from '../mesh-config';
-import { Informer, OrchClient, OrchObject, OrchResource } from '../orch';
+import { CONFIG_MAPS, Informer, OrchClient, OrchObject } from '../orch';
 
-export const CONFIG_MAPS: OrchResource = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 /** The ConfigMap the mesh config lives in, as the injector's `--meshConfigMapName` default names it. */
 export const MESH_CONFIG_MAP = 'mesh';
 

@@ -5,5 +5,5 @@ export { Informer, InformerHandlers, InformerObserver, InformerOptions, Informer
 export { OrchMetrics, WatchEvent } from './metrics';
 export { orchModule } from './module';
 export { TokenBucket, RateLimiterStoppedError } from './rate-limiter';
-export { apiVersionOf, collectionPath, describeResource, ENDPOINT_SLICES, NAMESPACES, NODES, objectKey, OrchObject, OrchResource, PODS, SECRETS, SERVICES } from './resources';
+export { apiVersionOf, collectionPath, CONFIG_MAPS, describeResource, ENDPOINT_SLICES, NAMESPACES, NODES, objectKey, OrchObject, OrchResource, PODS, SECRETS, SERVICES } from './resources';
 export { KeyedQueue, QueueObserver } from './work-queue';

@@ -27,6 +27,7 @@ export const SERVICES: OrchResource = { group: '', version: 'v1', plural: 'servi
 export const PODS: OrchResource = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
 export const NODES: OrchResource = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
 export const NAMESPACES: OrchResource = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+export const CONFIG_MAPS: OrchResource = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const SECRETS: OrchResource = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 export const ENDPOINT_SLICES: OrchResource = { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true };
 

@@ -16,9 +16,8 @@ import { inject, injectable, optional } from 'inversify';
 import { InjectionInputs, SidecarInjector } from '../inject';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { MeshConfigFileToken } from '../mesh-config';
-import { Informer, OrchClient } from '../orch';
+import { CONFIG_MAPS, Informer, OrchClient } from '../orch';
 import { WebhookOptions, WebhookOptionsToken } from './options';
-import { CONFIG_MAPS } from './resources';
 
 /** Where injection config files are looked for (the incumbent's `./var/lib/<mesh>/inject`). */
 export const INJECTION_DIRECTORY = './var/lib/mesh/inject';

@@ -17,7 +17,6 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS: OrchResource = {
   namespaced: false,
 };
 
-export const CONFIG_MAPS: OrchResource = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
 /** The caBundle field's form: base64 of the PEM bytes. */
 export function caBundleOf(pem: string): string {

@@ -13,11 +13,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { inject, injectable } from 'inversify';
 import { describeApiError, ELECTIONS, SingletonController } from '../leader-election';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
-import { Informer, NAMESPACES, OrchClient, statusCodeOf } from '../orch';
+import { CONFIG_MAPS, Informer, NAMESPACES, OrchClient, statusCodeOf } from '../orch';
 import { MeshRoots, MeshRootsToken } from './mesh-roots';
 import { WebhookOptions, WebhookOptionsToken } from './options';
 import { ReconcileQueue } from './reconcile-queue';
-import { CONFIG_MAPS } from './resources';
 
 /** The key of the roots in the ConfigMap. */
 export const ROOT_CERT_KEY = 'root-cert.pem';
