@@ -13,3 +13,5 @@ export { ListenerFilter, listenersData, listenersTable } from './listeners';
 export { AllFilter, allSummary } from './all';
 export { readDumpData } from './dump';
 export { hostStatusesData, hostStatusesTable, isClustersStatus } from './host-statuses';
+export { ADMIN_PATHS, AdminAnswer, AdminCall, adminJson, adminText, liveConfigDump } from './live';
+export { checkLoggerNames, isEmptyChange, LevelChange, levelRequests, parseActiveLoggers, parseLevelFlag, RESET_LEVEL } from './log-levels';
