@@ -15,8 +15,9 @@ type WebSocketInterface = NonNullable<ConstructorParameters<typeof k8s.PortForwa
 
 /** The protocol the API server (kubelet) speaks for port-forward over WebSocket. */
 const PROTOCOL = 'v4.channel.k8s.io';
-/** A refusal's Status body is short; more is not read. */
+/** A refusal's Status body, or the error channel's message, is short; more is not kept. */
 const MAX_REFUSAL_BYTES = 64 * 1024;
+const MAX_ERROR_TEXT = 4096;
 
 /** A port-forward that could not be opened, or that failed: one line naming pod, namespace and port. */
 export class PortForwardError extends UserError {}
@@ -49,8 +50,11 @@ export class ForwardStream extends Duplex {
   /** Attaches the open WebSocket; its closing ends the stream. */
   attach(ws: WebSocket): void {
     this.ws = ws;
-    ws.on('close', () => {
-      if (!this.destroyed) this.push(null);
+    ws.on('close', (code: number) => {
+      if (this.destroyed) return;
+      // 1006: the connection went without a closing handshake (the API server or network gone).
+      if (code === 1006) this.destroy(new PortForwardError(`port-forward to ${describeForward(this.target)} was cut: the connection to the orchestrator API was lost`));
+      else this.push(null);
     });
     ws.on('error', (err) => this.destroy(new PortForwardError(`port-forward to ${describeForward(this.target)}: ${err.message}`)));
     if (this.destroyed) ws.terminate();
@@ -191,8 +195,8 @@ export async function openForward(kc: k8s.KubeConfig, target: ForwardTargetName,
   });
   const errors = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      if (chunk.length > 0) {
-        errorText += chunk.toString('utf8');
+      if (chunk.length > 0 && errorText === '') {
+        errorText = chunk.subarray(0, MAX_ERROR_TEXT).toString('utf8');
         stream.failed(errorText);
       }
       cb();

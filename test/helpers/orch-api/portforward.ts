@@ -79,9 +79,12 @@ export class PortForwards {
     return n;
   }
 
-  /** Cuts every open port-forward (the server stopping or restarting). */
+  /** Cuts every open port-forward without a closing handshake, as a server going away does (stop, restart). */
   endAll(): void {
-    for (const session of [...this.sessions]) endSession(session);
+    for (const session of [...this.sessions]) {
+      for (const t of session.tcp) t.destroy();
+      session.ws.terminate();
+    }
   }
 
   /**

@@ -141,6 +141,38 @@ describe('orch-access: PortForwarder.connect and request', function () {
     expect(server.requests.log.length).to.equal(before);
   });
 
+  it('connect: a reader that falls behind loses nothing (the forward waits for it)', async () => {
+    const e = await echo();
+    await runPod(server, { name: 'echo-slow', ports: { 7: e.port } });
+    const stream = await access.forwarder.connect({ name: 'echo-slow', namespace: 'default' }, 7);
+    const payload = randomBytes(6 * 1024 * 1024);
+    stream.write(payload);
+    // Nobody reads for a while: the data waits (the WebSocket paused), none is dropped.
+    await new Promise((r) => setTimeout(r, 300));
+    const got: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (c: Buffer) => {
+      got.push(c);
+      size += c.length;
+    });
+    await until('the echo', () => size >= payload.length, 20_000);
+    expect(Buffer.concat(got).equals(payload)).to.equal(true);
+    stream.destroy();
+  });
+
+  it('connect: the API server going away cuts the stream with an error, not a quiet end', async () => {
+    const e = await echo();
+    await runPod(server, { name: 'echo-cut', ports: { 7: e.port } });
+    const stream = await access.forwarder.connect({ name: 'echo-cut', namespace: 'default' }, 7);
+    const ended = failureOf(readAll(stream));
+    stream.write('x');
+    await until('the pod side to be connected', () => e.open() === 1);
+    await server.restart();
+    const err = await ended;
+    expect(err.message).to.equal('port-forward to port 7 of pod echo-cut in namespace default was cut: the connection to the orchestrator API was lost');
+    await until('the pod side to close', () => e.open() === 0);
+  });
+
   it('request: HTTP/1.1 through a forward, status, headers and body; a POST body goes through', async () => {
     const port = await serve((req, res) => {
       let body = '';
