@@ -18,6 +18,8 @@ const PROTOCOL = 'v4.channel.k8s.io';
 /** A refusal's Status body, or the error channel's message, is short; more is not kept. */
 const MAX_REFUSAL_BYTES = 64 * 1024;
 const MAX_ERROR_TEXT = 4096;
+/** How long a closing forward waits for the server's half of the closing handshake. */
+const CLOSE_GRACE_MS = 2000;
 
 /** A port-forward that could not be opened, or that failed: one line naming pod, namespace and port. */
 export class PortForwardError extends UserError {}
@@ -96,8 +98,13 @@ export class ForwardStream extends Duplex {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     const ws = this.ws;
-    if (ws && ws.readyState === WebSocket.OPEN) ws.close(1000);
-    else if (ws && ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      ws.close(1000);
+      // A server that does not answer the close must not hold the program for ws's 30 s.
+      const cut = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+      cut.unref();
+      ws.once('close', () => clearTimeout(cut));
+    } else if (ws && ws.readyState === WebSocket.CONNECTING) ws.terminate();
     callback(error);
   }
 

@@ -1,3 +1,14 @@
+/*
+ * meshctl's reach into a running mesh through the orchestrator API. In a command:
+ *
+ *   const access = this.scope.resolve(OrchAccess, [[OrchClientOptionsToken, meshctlOrchOptions(flags)]]);
+ *   try {
+ *     const pod = await access.resolvePod(args.target, access.namespace(flags.namespace));
+ *     const answer = await access.forwarder.request(pod, 15000, { method: 'GET', path: '/config_dump' });
+ *   } finally {
+ *     await access.close();   // ends forwards and listeners, or the process stays up
+ *   }
+ */
 export { meshctlOrchOptions, MeshctlOrchFlags } from './options';
 export { OrchAccess } from './orch-access';
 export { PortForwarder } from './port-forwarder';
