@@ -13,3 +13,4 @@ export { completionCommands, CompletionShellCommand, SHELLS } from './completion
 export { RequestCommandBase, requestArgs } from './request-command';
 export { table } from './table';
 export { DashboardOptions, listenPreferring, ServedForward, serveDashboard } from './dashboard-runner';
+export { Progress, terminalProgress, withProgress } from './progress';
