@@ -84,7 +84,7 @@ abstract class ProxyDumpCommand extends MeshCommand {
     const text = await withOrchAccess(this.scope, f, async (access) => {
       const pod = await resolveProxyPod(access, target!, f.namespace, f['proxy-admin-port'] ?? 15000);
       return this.renderLive(pod, output, f);
-    });
+    }, `reading the proxy of ${target} through the orchestrator API`);
     this.write(text);
   }
 
@@ -333,7 +333,7 @@ export class ProxyConfigLog extends MeshCommand {
       const port = f['proxy-admin-port'];
       const pods = f.selector ? await selectProxyPods(access, f.selector, f.namespace, port) : [await resolveProxyPod(access, args.target!, f.namespace, port)];
       return applyLogLevels(pods, change);
-    });
+    }, 'asking the proxies for their logging levels');
     if (outcome.done.length > 0) process.stdout.write(renderLogLevels(outcome.done, output));
     if (outcome.errors.length > 0) this.fail(outcome.errors.join('; '));
   }

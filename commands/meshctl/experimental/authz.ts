@@ -38,7 +38,7 @@ export class ExperimentalAuthzCheck extends MeshCommand {
     const dump = await withOrchAccess(this.scope, global, async (access) => {
       const pod = await resolveProxyPod(access, args.target!, global.namespace, PROXY_ADMIN_PORT);
       return liveConfigDump(pod.call, ADMIN_PATHS.authz, pod.source);
-    });
+    }, `reading the proxy of ${args.target} through the orchestrator API`);
     this.write(authzCheckTable(dump));
   }
 }
