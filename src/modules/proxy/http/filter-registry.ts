@@ -59,7 +59,9 @@ export class FilterRegistry {
   private skip(what: string, typeUrl: string, context: FilterContext): void {
     if (this.skipped.has(typeUrl)) return;
     this.skipped.add(typeUrl);
-    (context.loggers?.get('config').asLog() ?? context.log)('info', `${what} (${typeUrl || 'no typed_config'}) is optional and not supported by the built-in proxy: skipped`);
+    const message = `${what} (${typeUrl || 'no typed_config'}) is optional and not supported by the built-in proxy: skipped`;
+    if (context.loggers) context.loggers.get('config').info(message);
+    else context.log('info', message);
   }
 }
 
