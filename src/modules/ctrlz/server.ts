@@ -12,7 +12,7 @@ import { isPprofPath, pprofResponse } from './pprof/http';
 import { InProcessProfiler } from './pprof/profiler';
 import { SCOPES_API_PATH } from './scope-info';
 import { allScopes, applyScopeUpdate, formScopeUpdate, oneScope, parseScopeUpdate, ScopeRequestError, scopesHtml } from './scopes';
-import { argsTopic, envTopic, homeHtml, homeInfo, memTopic, metricsTopic, MetricsJsonSource, procTopic, Topic, versionTopic } from './topics';
+import { argsTopic, envTopic, homeHtml, homeInfo, memTopic, metricsTopic, MetricsJsonSource, procTopic, Topic, topic, versionTopic } from './topics';
 
 /** Bound by the program that runs the facility (the daemon, from `--ctrlz_address`/`--ctrlz_port`/`--profile`). */
 export const ControlzOptionsToken = Symbol.for('mesh.ControlzOptions');
@@ -53,7 +53,7 @@ export class ControlzServer {
     @inject(Environment) env: Environment,
   ) {
     this.topics = [
-      { title: 'Logging Scopes', prefix: 'scope', data: () => allScopes(this.logging), html: (d: never) => scopesHtml(d) },
+      topic('Logging Scopes', 'scope', () => allScopes(this.logging), (scopes) => scopesHtml(scopes)),
       memTopic,
       envTopic(env),
       procTopic,
@@ -106,11 +106,9 @@ export class ControlzServer {
     if (!allow(res, method, ['GET', 'HEAD'])) return;
     if (path === '/') return sendHtml(res, 200, this.page('Home', '/', homeHtml(homeInfo(), this.topics, this.options.profile)));
     if (path === '/homej' || path === '/homej/') return sendJson(res, 200, homeInfo());
-    for (const topic of this.topics) {
-      if (path === `/${topic.prefix}j` || path === `/${topic.prefix}j/`) return sendJson(res, 200, await topic.data());
-      if (path === `/${topic.prefix}z` || path === `/${topic.prefix}z/`) {
-        return sendHtml(res, 200, this.page(topic.title, `/${topic.prefix}z/`, topic.html((await topic.data()) as never)));
-      }
+    for (const t of this.topics) {
+      if (path === `/${t.prefix}j` || path === `/${t.prefix}j/`) return sendJson(res, 200, await t.data());
+      if (path === `/${t.prefix}z` || path === `/${t.prefix}z/`) return sendHtml(res, 200, this.page(t.title, `/${t.prefix}z/`, await t.body()));
     }
     sendHtml(res, 404, this.page('Not Found', '', `<p>Nothing at <code>${escapeHtml(path.slice(0, 200))}</code>. The topics are listed on the left.</p>`));
   }

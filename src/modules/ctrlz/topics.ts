@@ -12,9 +12,15 @@ export interface Topic {
   title: string;
   /** `/<prefix>z/` is the page, `/<prefix>j/` the JSON. */
   prefix: string;
-  data(): unknown | Promise<unknown>;
-  /** The page body for `data()`'s value. */
-  html(data: never): string;
+  /** What the JSON address serves. */
+  data(): Promise<unknown>;
+  /** The page body (inside the layout), from fresh data. */
+  body(): Promise<string>;
+}
+
+/** A topic from what it shows (`data`) and how its page shows that (`html`). */
+export function topic<T>(title: string, prefix: string, data: () => T | Promise<T>, html: (data: T) => string): Topic {
+  return { title, prefix, data: async () => data(), body: async () => html(await data()) };
 }
 
 /** The program and its arguments (node's own path left out: it is not the daemon's command line). */
@@ -64,11 +70,11 @@ ${links}
 <p class="note">Each topic is also served as JSON: replace the trailing <code>z/</code> of its address by <code>j/</code> (e.g. <code>/scopej/</code>).</p>`;
 }
 
-export const memTopic: Topic = {
-  title: 'Memory Usage',
-  prefix: 'mem',
-  data: () => ({ process: process.memoryUsage(), heap: v8.getHeapStatistics(), heapSpaces: v8.getHeapSpaceStatistics() }),
-  html: (d: { process: NodeJS.MemoryUsage; heap: v8.HeapInfo; heapSpaces: v8.HeapSpaceInfo[] }) => {
+export const memTopic = topic(
+  'Memory Usage',
+  'mem',
+  () => ({ process: process.memoryUsage(), heap: v8.getHeapStatistics(), heapSpaces: v8.getHeapSpaceStatistics() }),
+  (d) => {
     const bytes = (entries: Array<[string, number]>) => keyValueTable(entries.map(([k, v]) => [k, formatBytes(v)] as const));
     const spaces = d.heapSpaces
       .map((s) => `<tr><td>${escapeHtml(s.space_name)}</td><td class="num">${escapeHtml(formatBytes(s.space_size))}</td><td class="num">${escapeHtml(formatBytes(s.space_used_size))}</td><td class="num">${escapeHtml(formatBytes(s.space_available_size))}</td></tr>`)
@@ -83,25 +89,25 @@ ${keyValueTable(Object.entries(d.heap).map(([k, v]) => [k, k.startsWith('number_
 ${spaces}
 </tbody></table>`;
   },
-};
+);
 
 export function envTopic(env: Environment): Topic {
-  return {
-    title: 'Environment Variables',
-    prefix: 'env',
-    data: () =>
+  return topic(
+    'Environment Variables',
+    'env',
+    () =>
       Object.entries(env)
         .filter((e): e is [string, string] => e[1] !== undefined)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, value]) => ({ name, value })),
-    html: (d: Array<{ name: string; value: string }>) => keyValueTable(d.map((e) => [e.name, e.value] as const), ['Variable', 'Value']),
-  };
+    (d) => keyValueTable(d.map((e) => [e.name, e.value] as const), ['Variable', 'Value']),
+  );
 }
 
-export const procTopic: Topic = {
-  title: 'Process Info',
-  prefix: 'proc',
-  data: () => ({
+export const procTopic = topic(
+  'Process Info',
+  'proc',
+  () => ({
     pid: process.pid,
     ppid: process.ppid,
     uid: process.getuid?.(),
@@ -118,14 +124,14 @@ export const procTopic: Topic = {
     uptimeSeconds: Math.round(process.uptime()),
     activeResources: process.getActiveResourcesInfo(),
   }),
-  html: (d: Record<string, unknown>) =>
+  (d: Record<string, unknown>) =>
     keyValueTable(
       Object.entries(d).map(([k, v]) => {
         if (k === 'activeResources') return [k, summarizeResources(v as string[])] as const;
         return [k, Array.isArray(v) ? v.join(', ') : v] as const;
       }),
     ),
-};
+);
 
 /** `TCPServerWrap ×4, Timeout ×12`: what keeps the event loop busy. */
 function summarizeResources(resources: string[]): string {
@@ -134,23 +140,18 @@ function summarizeResources(resources: string[]): string {
   return [...counts].map(([r, n]) => `${r} ×${n}`).join(', ');
 }
 
-export const argsTopic: Topic = {
-  title: 'Command-Line Arguments',
-  prefix: 'args',
-  data: () => commandLine(),
-  html: (d: string[]) => `<table><thead><tr><th>#</th><th>Argument</th></tr></thead>
+export const argsTopic = topic(
+  'Command-Line Arguments',
+  'args',
+  () => commandLine(),
+  (d) => `<table><thead><tr><th>#</th><th>Argument</th></tr></thead>
 <tbody>
 ${d.map((a, i) => `<tr><td class="num">${i}</td><td><code>${escapeHtml(a)}</code></td></tr>`).join('\n')}
 </tbody></table>`,
-};
+);
 
 export function versionTopic(build: BuildInfo): Topic {
-  return {
-    title: 'Version Info',
-    prefix: 'version',
-    data: () => ({ ...build }),
-    html: (d: BuildInfo) => keyValueTable(Object.entries(d)),
-  };
+  return topic('Version Info', 'version', () => ({ ...build }), (d) => keyValueTable(Object.entries(d)));
 }
 
 /** Anything that lists its metrics as prom-client's JSON (the daemon's registry). */
@@ -159,11 +160,11 @@ export interface MetricsJsonSource {
 }
 
 export function metricsTopic(registry: MetricsJsonSource): Topic {
-  return {
-    title: 'Metrics',
-    prefix: 'metric',
-    data: () => registry.getMetricsAsJSON(),
-    html: (families: Awaited<ReturnType<MetricsJsonSource['getMetricsAsJSON']>>) => {
+  return topic(
+    'Metrics',
+    'metric',
+    () => registry.getMetricsAsJSON(),
+    (families) => {
       const rows = families
         .flatMap((f) =>
           f.values.map((v) => {
@@ -180,5 +181,5 @@ export function metricsTopic(registry: MetricsJsonSource): Topic {
 ${rows}
 </tbody></table>`;
     },
-  };
+  );
 }
