@@ -1,4 +1,7 @@
-import { command, GroupCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { command, GroupCommand, MeshCommand, NotYetImplementedCommand, stringFlag, uint16Flag, withProgress } from '../../src/modules/cli';
+import { dashboardPod, listenPreferring, serveDashboard } from '../../src/modules/dashboard';
+import { OrchClientOptionsToken } from '../../src/modules/orch';
+import { meshctlOrchOptions, MeshctlOrchFlags, OrchAccess } from '../../src/modules/orch-access';
 import { dashboardFlags } from './flag-groups';
 import { TARGET_USAGE, targetArgs } from './target-arg';
 
@@ -24,10 +27,41 @@ export class Dashboard extends GroupCommand {}
   path: 'dashboard controlz',
   summary: 'Open the introspection (ControlZ) UI of a control-plane pod',
   usage: `dashboard controlz ${TARGET_USAGE}`,
-  flags: { ...dashboardFlags, ctrlz_port: uint16Flag('introspection (ControlZ) port of the pod', { default: 9876 }), ...selector },
+  flags: {
+    ...dashboardFlags,
+    ctrlz_port: uint16Flag('introspection (ControlZ) port of the pod', { default: 9876 }),
+    selector: stringFlag('label selector picking the pod, instead of naming it (app=meshd when neither is given)', { char: 'l' }),
+  },
   args: targetArgs,
 })
-export class DashboardControlz extends NotYetImplementedCommand {}
+export class DashboardControlz extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags, args } = await this.parse(DashboardControlz);
+    const access = this.scope.resolve(OrchAccess, [[OrchClientOptionsToken, meshctlOrchOptions(flags as MeshctlOrchFlags)]]);
+    try {
+      const pod = await withProgress('looking for the control-plane pod...', () =>
+        dashboardPod(access, {
+          target: args.target,
+          selector: flags.selector,
+          defaultSelector: 'app=meshd',
+          namespace: flags.namespace || flags.meshNamespace,
+          warn: (message) => this.logging.scope('default').warn(message),
+        }),
+      );
+      // The local port: --port, else 9876 here too when free, else any.
+      const forward = await withProgress(`forwarding to the ControlZ port ${flags.ctrlz_port} of ${pod.metadata!.name}...`, () =>
+        listenPreferring(
+          (port) => access.forwarder.listen(pod, flags.ctrlz_port, { address: flags.address, port, onError: (err) => this.logging.scope('default').warn(err.message) }),
+          flags.port,
+          flags.ctrlz_port,
+        ),
+      );
+      await serveDashboard(forward, { browser: flags.browser, out: (text) => process.stdout.write(text) });
+    } finally {
+      await access.close();
+    }
+  }
+}
 
 @command({
   program: 'meshctl',

@@ -1,0 +1,2 @@
+export { serveDashboard, listenPreferring, ServedForward, ServeOptions } from './serve';
+export { dashboardPod, DashboardPodOptions, PodLookup } from './dashboard-pod';
