@@ -7,6 +7,7 @@ import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
 import { xdsModule } from './modules/xds/module';
 import { debugModule } from './modules/debug/module';
+import { ctrlzModule } from './modules/ctrlz/module';
 import { CommandArgv, CommandFactory, CommandTreeToken, OclifConfig } from './modules/cli/command-injection';
 import { CommandScope } from './modules/cli/command-scope';
 import type { CommandTree } from './modules/cli/command-tree';
@@ -89,6 +90,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     generatorsModule(),
     xdsModule(),
     debugModule(),
+    ctrlzModule(),
     leaderElectionModule(),
     webhookModule(),
     discoveryModule(),

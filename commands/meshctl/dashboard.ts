@@ -1,5 +1,5 @@
 import { Command } from '@oclif/core';
-import { command, GroupCommand, MeshCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { command, GroupCommand, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
 import { AddOn, ADDONS, dashboardPod, MESHD_DEBUG, openDashboard } from '../../src/modules/dashboard';
 import { MeshctlOrchFlags, OrchAccess } from '../../src/modules/orch-access';
 import { withOrchAccess } from './orch-access-scope';
@@ -61,7 +61,18 @@ export class Dashboard extends GroupCommand {}
   flags: { ...dashboardFlags, ctrlz_port: uint16Flag('introspection (ControlZ) port of the pod', { default: 9876 }), ...selector },
   args: targetArgs,
 })
-export class DashboardControlz extends NotYetImplementedCommand {}
+export class DashboardControlz extends PodDashboardCommand {
+  async run(): Promise<void> {
+    const { flags, args } = await this.parse(DashboardControlz);
+    // A daemon pod: in -n when given, else the mesh namespace; without a name, the first `app=meshd` pod.
+    await this.serve(flags as unknown as DashFlags, args.target, {
+      namespace: () => flags.namespace || flags.meshNamespace,
+      defaultSelector: MESHD_DEBUG.selector,
+      podPort: flags.ctrlz_port,
+      path: '',
+    });
+  }
+}
 
 @command({
   program: 'meshctl',

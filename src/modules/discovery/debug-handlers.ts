@@ -1,9 +1,11 @@
 import { inject, injectable, multiInject, optional } from 'inversify';
 import { MemoryConfigStore } from '../config';
+import { InProcessProfiler, pprofResponse, PROFILING_OFF } from '../ctrlz';
 import { configzHandler, DebugHandler, pluginsHandler, registryzHandler } from '../debug';
 import { PluginStatus, PluginStatusToken } from '../plugins';
 import { XdsServer } from '../xds/server';
 import { DaemonConfigSources } from './config-sources';
+import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { PushCoordinator } from './push-coordinator';
 import { configDump, findConnection, syncz } from './xds-debug';
 
@@ -17,6 +19,8 @@ export class DaemonDebugHandlers {
     @inject(MemoryConfigStore) private readonly store: MemoryConfigStore,
     @inject(DaemonConfigSources) private readonly sources: DaemonConfigSources,
     @inject(PushCoordinator) private readonly coordinator: PushCoordinator,
+    @inject(DaemonFlagsToken) private readonly flags: DaemonFlags,
+    @inject(InProcessProfiler) private readonly profiler: InProcessProfiler,
     @multiInject(PluginStatusToken) @optional() plugins: PluginStatus[] | undefined,
   ) {
     this.plugins = plugins ?? [];
@@ -48,6 +52,30 @@ export class DaemonDebugHandlers {
         return push.services.map((s) => ({ ...s, endpoints: Object.fromEntries(s.ports.map((p) => [p.number, push.endpoints(s.hostname, p.number)])) }));
       }),
       pluginsHandler(() => this.plugins),
+      ...this.pprofHandlers(),
     ];
+  }
+
+  /**
+   * `/debug/pprof/...` here too (spec/01: profiling at host:port/debug/pprof), answered like
+   * the ControlZ port answers it, from the same profiler (so one CPU profile runs at a time
+   * across both). Without --profile they are listed and say how to turn profiling on.
+   */
+  private pprofHandlers(): DebugHandler[] {
+    const off = this.flags.profile ? '' : ` (${PROFILING_OFF.split(':')[0]})`;
+    const entries: Array<[string, string]> = [
+      ['', 'index of the profiles'],
+      ['/profile', 'CPU profile in the pprof format (?seconds=N)'],
+      ['/heap', 'live heap profile in the pprof format (?gc=1 collects garbage first)'],
+      ['/cmdline', 'the daemon command line, NUL-separated'],
+    ];
+    return entries.map(([suffix, description]) => ({
+      path: `/debug/pprof${suffix}`,
+      description: description + off,
+      handle: async (query, signal) => {
+        const r = await pprofResponse(`/debug/pprof${suffix}`, query, this.flags.profile ? this.profiler : undefined, signal);
+        return { status: r.status, raw: { contentType: r.contentType, body: r.body, headers: r.headers } };
+      },
+    }));
   }
 }

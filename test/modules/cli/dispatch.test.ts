@@ -3,15 +3,15 @@ import { runCli } from '../../helpers/run-cli';
 
 describe('running commands as a user types them', () => {
   it('a command of a later issue parses its flags, then exits 2 saying so', async () => {
-    const r = await runCli('meshctl', ['dash', 'controlz', 'meshd-123.mesh-system', '--ctrlz_port', '9877', '-n', 'default']);
+    const r = await runCli('meshctl', ['waypoint', 'delete', 'wp-1', '--revision', 'canary', '-n', 'default']);
     expect(r.code).to.equal(2);
     expect(r.stdout).to.equal('');
-    expect(r.stderr).to.equal('meshctl dashboard controlz: not implemented yet\n');
+    expect(r.stderr).to.equal('meshctl waypoint delete: not implemented yet\n');
   });
 
   it('names the canonical command whatever alias was typed', async () => {
-    const r = await runCli('meshctl', ['x', 'des', 'po', 'productpage-123']);
-    expect(r.stderr).to.equal('meshctl experimental describe pod: not implemented yet\n');
+    const r = await runCli('meshctl', ['tag', 'show']);
+    expect(r.stderr).to.equal('meshctl tag list: not implemented yet\n');
     // The alias reaches `experimental authz check`, whose usage line names it.
     const authz = await runCli('meshctl', ['authz', 'check']);
     expect([authz.code, authz.stderr]).to.deep.equal([1, 'Error: check requires pod name or --file parameter\n']);
