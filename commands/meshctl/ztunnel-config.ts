@@ -1,13 +1,18 @@
 import { Command } from '@oclif/core';
-import { boolFlag, command, GroupCommand, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { boolFlag, command, GroupCommand, MeshCommand, stringFlag, withProgress } from '../../src/modules/cli';
+import { OrchClientOptionsToken } from '../../src/modules/orch';
+import { MeshctlOrchFlags, meshctlOrchOptions, OrchAccess } from '../../src/modules/orch-access';
 import {
   allSummary,
   certificatesData,
   certificatesTable,
   checkOneZtunnelSource,
+  chooseZtunnelPods,
   connectionsData,
   connectionsTable,
+  fetchZtunnelDump,
   policiesData,
+  podName,
   policiesTable,
   readZtunnelDumpFile,
   renderOutput,
@@ -15,7 +20,10 @@ import {
   servicesTable,
   workloadsData,
   workloadsTable,
+  ZtunnelChoice,
   ZtunnelDump,
+  ztunnelLogging,
+  ztunnelLogRequest,
   ZtunnelOutput,
 } from '../../src/modules/ztunnel-dump';
 import { proxyLogLevelFlags, ztunnelFlags } from './flag-groups';
@@ -24,22 +32,46 @@ import { TARGET_USAGE, targetArgs } from './target-arg';
 const workloadNamespace = { 'workload-namespace': stringFlag('only show entries of workloads in this namespace') };
 
 type Output = ZtunnelOutput;
-type Flags = Record<string, unknown> & { file?: string; node?: string; output?: string; 'proxy-admin-port'?: number };
+type Flags = MeshctlOrchFlags &
+  Record<string, unknown> & { file?: string; node?: string; output?: string; 'proxy-admin-port': number; namespace?: string; meshNamespace: string };
 
 function usage(subcommand: string): string {
   return `ztunnel-config ${subcommand} ${TARGET_USAGE}`;
 }
 
+/** Reaches ztunnel pods through the orchestrator API; commands close it when done. */
+abstract class ZtunnelCommand extends MeshCommand {
+  protected orchAccess(flags: Flags): OrchAccess {
+    return this.scope.resolve(OrchAccess, [[OrchClientOptionsToken, meshctlOrchOptions(flags)]]);
+  }
+
+  protected choice(flags: Flags, target: string | undefined): ZtunnelChoice {
+    return { target, node: flags.node, namespace: flags.namespace, meshNamespace: flags.meshNamespace };
+  }
+}
+
 /** A ztunnel-config subcommand showing part of a ztunnel's config dump (`--file`, or the pod's admin port). */
-abstract class ZtunnelDumpCommand extends MeshCommand {
+abstract class ZtunnelDumpCommand extends ZtunnelCommand {
+  /** The part shown differs from ztunnel to ztunnel: without a pod or --node, only one may run. */
+  protected readonly perZtunnel: boolean = false;
+
   async run(): Promise<void> {
     const { args, flags } = await this.parse(this.constructor as Command.Class);
-    const f = flags as Flags;
+    const f = flags as unknown as Flags;
     const target = (args as { target?: string }).target;
     checkOneZtunnelSource({ file: f.file, node: f.node, target });
-    if (!f.file) this.fail(`${this.commandLine} without --file needs the orchestrator API to reach the ztunnel, which is not built yet; pass a saved config dump with --file`);
-    const dump = await readZtunnelDumpFile(f.file);
+    const dump = f.file ? await readZtunnelDumpFile(f.file) : await this.fetch(f, target);
     process.stdout.write(this.render(dump, (f.output ?? 'short') as Output, f));
+  }
+
+  private async fetch(flags: Flags, target: string | undefined): Promise<ZtunnelDump> {
+    const access = this.orchAccess(flags);
+    try {
+      const [pod] = await withProgress('finding the ztunnel', () => chooseZtunnelPods(access, this.choice(flags, target), { single: this.perZtunnel }));
+      return await withProgress(`reading the config dump of ztunnel ${podName(pod)}`, () => fetchZtunnelDump(access, pod, flags['proxy-admin-port']));
+    } finally {
+      await access.close();
+    }
   }
 
   /** The text to print for this dump. */
@@ -78,6 +110,8 @@ export class ZtunnelConfigAll extends ZtunnelDumpCommand {
   args: targetArgs,
 })
 export class ZtunnelConfigCertificate extends ZtunnelDumpCommand {
+  protected override readonly perZtunnel = true;
+
   protected render(dump: ZtunnelDump, output: Output): string {
     return renderOutput(output, () => certificatesTable(dump), () => certificatesData(dump));
   }
@@ -98,6 +132,8 @@ export class ZtunnelConfigCertificate extends ZtunnelDumpCommand {
   args: targetArgs,
 })
 export class ZtunnelConfigConnections extends ZtunnelDumpCommand {
+  protected override readonly perZtunnel = true;
+
   protected render(dump: ZtunnelDump, output: Output, flags: Flags): string {
     const filter = { namespace: flags['workload-namespace'] as string | undefined, direction: flags.direction as 'inbound' | 'outbound' | undefined, raw: flags.raw === true };
     return renderOutput(output, () => connectionsTable(dump, filter), () => connectionsData(dump, filter));
@@ -113,10 +149,21 @@ export class ZtunnelConfigConnections extends ZtunnelDumpCommand {
   flags: { ...ztunnelFlags, ...proxyLogLevelFlags },
   args: targetArgs,
 })
-export class ZtunnelConfigLog extends MeshCommand {
+export class ZtunnelConfigLog extends ZtunnelCommand {
   async run(): Promise<void> {
-    await this.parse(ZtunnelConfigLog);
-    this.fail(`${this.commandLine} needs the orchestrator API to reach the ztunnel, which is not built yet`);
+    const { args, flags } = await this.parse(ZtunnelConfigLog);
+    const f = flags as unknown as Flags;
+    if (f.file) this.fail('--file does not apply to ztunnel-config log: log levels are read from and set on running ztunnels');
+    if (f.output !== 'short') this.fail('--output does not apply to ztunnel-config log');
+    checkOneZtunnelSource({ node: f.node, target: args.target });
+    const request = ztunnelLogRequest({ level: f.level as string | undefined, reset: f.reset === true });
+    const access = this.orchAccess(f);
+    try {
+      const pods = await withProgress('finding the ztunnels', () => chooseZtunnelPods(access, this.choice(f, args.target), { all: true }));
+      await ztunnelLogging(access, pods, f['proxy-admin-port'], request, (text) => process.stdout.write(text));
+    } finally {
+      await access.close();
+    }
   }
 }
 

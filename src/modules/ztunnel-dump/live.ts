@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { OrchAccess } from '../orch-access';
 import { UserError } from '../shared/user-error';
-import { byKeys } from './compare';
 import { ZtunnelDump } from './dump';
 import { LogRequest } from './log-level';
 import { parseZtunnelDump } from './read';
@@ -8,20 +8,8 @@ import { parseZtunnelDump } from './read';
 /** ztunnel pods carry this label (the ztunnel DaemonSet's selector). */
 export const ZTUNNEL_SELECTOR = 'app=ztunnel';
 
-/** An HTTP answer through a port-forward. */
-export interface ForwardedResponse {
-  status: number;
-  body: Buffer;
-}
-
 /** What ztunnel-config needs of the orchestrator: finding pods and reaching a port of one. */
-export interface ZtunnelPodAccess {
-  resolvePod(target: string, namespace: string): Promise<V1Pod>;
-  podsBySelector(namespace: string, selector: string): Promise<V1Pod[]>;
-  forwarder: {
-    request(pod: V1Pod, port: number, request: { method: string; path: string }): Promise<ForwardedResponse>;
-  };
-}
+export type ZtunnelPodAccess = Pick<OrchAccess, 'resolvePod' | 'podsBySelector' | 'forwarder'>;
 
 /** How the user picked the ztunnel: at most one of a pod argument and `--node`. */
 export interface ZtunnelChoice {
@@ -47,11 +35,6 @@ function isZtunnelPod(pod: V1Pod): boolean {
   return app !== undefined ? app === 'ztunnel' : (pod.metadata?.name ?? '').startsWith('ztunnel');
 }
 
-async function runningZtunnels(access: ZtunnelPodAccess, meshNamespace: string): Promise<V1Pod[]> {
-  const pods = await access.podsBySelector(meshNamespace, ZTUNNEL_SELECTOR);
-  return [...pods].sort(byKeys((p) => [p.metadata?.name ?? '']));
-}
-
 /**
  * The ztunnel pods a command asks: the named pod; the one on `--node`; else the running pods
  * of the ztunnel DaemonSet in the mesh namespace: all of them (`all`), or one, which must be
@@ -64,7 +47,7 @@ export async function chooseZtunnelPods(access: ZtunnelPodAccess, choice: Ztunne
     if (!isZtunnelPod(pod)) throw new UserError(`pod ${podName(pod)} is not a ztunnel (no label ${ZTUNNEL_SELECTOR}); ztunnel-config reads ztunnel pods only`);
     return [pod];
   }
-  const pods = await runningZtunnels(access, choice.meshNamespace);
+  const pods = await access.podsBySelector(choice.meshNamespace, ZTUNNEL_SELECTOR);
   if (choice.node) {
     const onNode = pods.filter((p) => p.spec?.nodeName === choice.node);
     if (onNode.length === 0) throw new UserError(`no running ztunnel pod on node ${choice.node} in ${where}`);
@@ -78,12 +61,15 @@ export async function chooseZtunnelPods(access: ZtunnelPodAccess, choice: Ztunne
 
 const firstLine = (body: Buffer): string => body.toString('utf8').trim().split('\n')[0].slice(0, 300);
 
+/** The body of a 200 answer to `method path` on the pod's port; anything else is one line naming the pod. */
 async function ask(access: ZtunnelPodAccess, pod: V1Pod, port: number, method: string, path: string): Promise<Buffer> {
-  let response: ForwardedResponse;
+  let response: { status: number; body: Buffer };
   try {
     response = await access.forwarder.request(pod, port, { method, path });
   } catch (err) {
-    throw new UserError(`cannot reach ztunnel ${podName(pod)} on port ${port}: ${(err as Error).message}`);
+    // The forwarder's errors already name the request, the pod and the port.
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${method} ${path} on port ${port} of ztunnel ${podName(pod)}: ${(err as Error).message}`);
   }
   if (response.status !== 200) throw new UserError(`ztunnel ${podName(pod)} answered ${method} ${path} on port ${port} with status ${response.status}: ${firstLine(response.body)}`);
   return response.body;
