@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import { readConfigFile } from '../config';
+import type { Readable } from 'node:stream';
+import { readConfigFile, readStreamAtMost } from '../config';
 import { UserError } from '../shared/user-error';
 import { toZtunnelDump, ZtunnelDump } from './dump';
 
@@ -24,10 +25,11 @@ export function parseZtunnelDump(bytes: Buffer, source: string, maxBytes = MAX_Z
 }
 
 /**
- * Reads a saved dump (`--file`): only a regular file, at most `maxBytes`, never blocking on a
+ * Reads a saved dump (`--file`; `-` is standard input): only a regular file, at most `maxBytes`, never blocking on a
  * FIFO or device; every failure is one line naming the file.
  */
-export async function readZtunnelDumpFile(file: string, maxBytes = MAX_ZTUNNEL_DUMP_BYTES): Promise<ZtunnelDump> {
+export async function readZtunnelDumpFile(file: string, maxBytes = MAX_ZTUNNEL_DUMP_BYTES, stdin: NodeJS.ReadableStream = process.stdin): Promise<ZtunnelDump> {
+  if (file === '-') return readZtunnelDumpStdin(stdin as Readable, maxBytes);
   const source = `ztunnel config dump ${file}`;
   // Checked here first so the message names this limit (the shared reader's names a setting).
   const size = await fs.promises.stat(file).then(
@@ -46,4 +48,17 @@ export async function readZtunnelDumpFile(file: string, maxBytes = MAX_ZTUNNEL_D
     case 'rejected':
       throw new UserError(`cannot read ${source}: ${read.message.replace(/^cannot read: /, '')}`);
   }
+}
+
+/** `--file -`: the dump piped in (`kubectl exec <ztunnel> -- curl -s localhost:15000/config_dump | ...`), at most `maxBytes`. */
+async function readZtunnelDumpStdin(stdin: Readable, maxBytes: number): Promise<ZtunnelDump> {
+  const source = 'the ztunnel config dump on standard input';
+  let bytes: Buffer;
+  try {
+    bytes = await readStreamAtMost(stdin, maxBytes);
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new UserError(/more than/.test(message) ? `${source} is more than the limit of ${maxBytes} bytes` : `cannot read ${source}: ${message}`);
+  }
+  return parseZtunnelDump(bytes, source, maxBytes);
 }

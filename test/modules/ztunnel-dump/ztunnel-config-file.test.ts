@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -23,6 +23,24 @@ const fixture = JSON.parse(fs.readFileSync(DUMP, 'utf8'));
 async function meshctl(...args: string[]) {
   const r = await runCli('meshctl', ['ztunnel-config', ...args], { timeoutMs: 30_000 });
   return r;
+}
+
+/** The command with `input` on its standard input. */
+function withStdin(input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'meshctl'), 'ztunnel-config', ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
 }
 
 async function ok(...args: string[]): Promise<string> {
@@ -73,6 +91,14 @@ describe('meshctl ztunnel-config on a saved config dump', function () {
       expect(await ok('cert', '-f', DUMP)).to.equal(expected('certificates.txt'));
       expect(await ok('certificates', '-f', DUMP)).to.equal(expected('certificates.txt'));
     });
+  });
+
+  it('--file - reads the dump from standard input', async () => {
+    const piped = await withStdin(fs.readFileSync(DUMP, 'utf8'), 'workload', '-f', '-');
+    expect(piped).to.deep.equal({ code: 0, stdout: expected('workloads.txt'), stderr: '' });
+    const bad = await withStdin('<html>', 'svc', '-f', '-');
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/^Error: the ztunnel config dump on standard input is not valid JSON: Unexpected token .*\n$/);
   });
 
   describe('json and yaml: the selected entries as ztunnel wrote them', () => {
