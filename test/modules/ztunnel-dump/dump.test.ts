@@ -134,11 +134,14 @@ describe('ztunnel-dump', () => {
       expect(ztunnelLogDirectives('warning')).to.equal('warn');
       expect(ztunnelLogDirectives('access:debug,critical')).to.equal('access=debug,error');
       expect(ztunnelLogDirectives('ztunnel::proxy:trace,hickory_server::server=off')).to.equal('ztunnel::proxy=trace,hickory_server::server=off');
+      // As proxy-config log reads --level: any letter case, blanks and empty parts ignored, level:<l> for every logger.
+      expect(ztunnelLogDirectives(' Access : DEBUG ,, level:Warning,')).to.equal('Access=debug,warn');
+      expect(ztunnelLogDirectives('access:debug,level=trace')).to.equal('access=debug,trace');
     });
 
     it('refuses unknown levels and logger names with one line', () => {
       expect(() => ztunnelLogDirectives('loud')).to.throw('--level: unrecognized logging level "loud" in "loud"; levels are trace, debug, info, warning, error, critical, off');
-      expect(() => ztunnelLogDirectives('debug,')).to.throw('--level: unrecognized logging level "" in ""');
+      expect(() => ztunnelLogDirectives('access:')).to.throw('--level: unrecognized logging level "" in "access:"');
       expect(() => ztunnelLogDirectives('ztunnel::proxy')).to.throw('unrecognized logging level "proxy" in "ztunnel::proxy"');
       expect(() => ztunnelLogDirectives(':debug')).to.throw('--level: "" in ":debug" is not a logger name');
       expect(() => ztunnelLogDirectives('a b:debug')).to.throw('"a b" in "a b:debug" is not a logger name');
@@ -146,6 +149,7 @@ describe('ztunnel-dump', () => {
 
     it('asks /logging to list, to add directives, or to reset to warning', () => {
       expect(ztunnelLogRequest({})).to.deep.equal({ query: '' });
+      expect(ztunnelLogRequest({ level: ' , ' })).to.deep.equal({ query: '' });
       expect(ztunnelLogRequest({ level: 'access:debug,info' })).to.deep.equal({ query: 'level=access%3Ddebug%2Cinfo' });
       expect(ztunnelLogRequest({ reset: true })).to.deep.equal({ query: 'reset&level=warn' });
       expect(() => ztunnelLogRequest({ reset: true, level: 'debug' })).to.throw('--level cannot be combined with --reset');
