@@ -120,6 +120,13 @@ spec:
     expect(await daemonMetric(daemon, 'remote_cluster_sync_timeouts_total')).to.equal(0);
   });
 
+  it('lists its own cluster and the remote one, with the secret and sync status, at /debug/clusterz', async () => {
+    expect(JSON.parse((await httpGet(daemon.httpPort, '/debug/clusterz')).body)).to.deep.equal([
+      { id: 'cluster-a', secretName: '', syncStatus: 'synced' },
+      { id: 'cluster-b', secretName: 'mesh-system/remote-b', syncStatus: 'synced' },
+    ]);
+  });
+
   it('merges a Service of both clusters: the local definition, endpoints of both labelled with their cluster; a remote-only Service too', async () => {
     expect(await endpointClusters(daemon, CART)).to.deep.equal(['10.1.0.1 cluster-a', '10.2.0.1 cluster-b']);
     const cart = (await registry(daemon)).find((s) => s.hostname === CART);
@@ -225,11 +232,14 @@ describe('a remote cluster that does not sync at start-up (PILOT_REMOTE_CLUSTER_
     expect(await daemonMetric(daemon, 'remote_cluster_sync_timeouts_total')).to.equal(1);
     expect(await daemonMetric(daemon, 'meshd_managed_clusters', { cluster_type: 'remote' })).to.equal(1);
     expect(await endpointClusters(daemon, CART)).to.deep.equal(['10.1.0.1 cluster-a']);
+    const clusterz = async () => JSON.parse((await httpGet(daemon.httpPort, '/debug/clusterz')).body);
+    expect((await clusterz())[1]).to.deep.equal({ id: 'cluster-b', secretName: 'mesh-system/remote-b', syncStatus: 'timeout' });
 
     remote.server.faults.clear();
     await waitFor(() => endpointClusters(daemon, CART), (e) => e.includes('10.2.0.1 cluster-b'), 'the remote endpoints after the faults clear', 40_000);
     expect(await endpointClusters(daemon, STOCK)).to.deep.equal(['10.2.0.9 cluster-b']);
     await waitFor(() => daemon.output(), (o) => /remote cluster cluster-b synced: 2 services/.test(o), 'the log of the late sync', 10_000);
+    expect((await clusterz())[1].syncStatus).to.equal('synced');
     expect(await daemonMetric(daemon, 'remote_cluster_sync_timeouts_total')).to.equal(1);
   });
 });
