@@ -47,7 +47,7 @@ export function message(type: MessageType, origin: string | undefined, ...params
 export function sortedUnique(messages: readonly Message[]): Message[] {
   const rank = (m: Message) => LEVELS.length - LEVELS.indexOf(m.type.level);
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const sorted = [...messages].sort((a, b) => rank(b) - rank(a) || cmp(a.type.code, b.type.code) || cmp(a.origin ?? '', b.origin ?? '') || cmp(a.text, b.text));
+  const sorted = [...messages].sort((a, b) => rank(a) - rank(b) || cmp(a.type.code, b.type.code) || cmp(a.origin ?? '', b.origin ?? '') || cmp(a.text, b.text));
   return sorted.filter((m, i) => i === 0 || render(m) !== render(sorted[i - 1]));
 }
 
