@@ -9,3 +9,5 @@ export type { FailureOptions, RequestFilter, RequestLogEntry, StartOptions } fro
 export type { WebhookCall } from './admission';
 export type { AccessRule } from './access-review';
 export { NODE_LABELS, NODE_NAME, POD_IP_ANNOTATION, type PodIpAllocator } from './controllers';
+export type { Impersonation, PortForwardRegistry } from './server';
+export type { ForwardTarget } from './portforward';
