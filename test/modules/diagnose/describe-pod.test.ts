@@ -8,6 +8,7 @@ import { KindRegistry, KINDS } from '../../../src/modules/config';
 import { PodDescriber } from '../../../src/modules/diagnose';
 import { OrchClient } from '../../../src/modules/orch';
 import { OrchWorld, startOrchWorld } from '../../helpers/orch-mesh';
+import { runCli } from '../../helpers/run-cli';
 import { orchClient, runningPod } from './support';
 
 const MESH_CONFIG = `apiVersion: v1
@@ -97,6 +98,35 @@ const REVIEWS_POD = {
   },
 };
 
+const REVIEWS_DESCRIPTION = `Pod: reviews-v1-abc
+   Pod Revision: default
+   Pod Ports: 9080 (reviews)
+   Pod Proxy: registry.mesh.io/testing/proxyv2:1.26.0
+--------------------
+Service: reviews
+   Port: http 9080/HTTP targets pod port 9080
+DestinationRule: reviews for "reviews"
+   Matching subsets: v1
+      (Non-matching subsets v2)
+   Traffic Policy TLS Mode: MESH_MUTUAL
+   Policies: load balancer
+VirtualService: reviews
+   1 additional destination(s) that will not reach this pod
+      Route to non-matching subset v2 for (Match: when headers are end-user=jason)
+RBAC policies: ns[shop]-policy[reviews-viewer]-rule[0], ns[shop]-policy[reviews-viewer]-rule[1]
+--------------------
+Effective PeerAuthentication:
+   Workload mTLS mode: STRICT
+   Port Level mTLS mode:
+      9080: PERMISSIVE
+Applied PeerAuthentication:
+   default.mesh-system, reviews.shop
+--------------------
+Exposed on Ingress Gateway http://203.0.113.10
+VirtualService: bookinfo
+   Match: /reviews*
+`;
+
 describe('diagnose: x describe pod from the orchestrator API', function () {
   this.timeout(30_000);
   let world: OrchWorld;
@@ -129,34 +159,7 @@ describe('diagnose: x describe pod from the orchestrator API', function () {
   it('names the Service, DestinationRule subsets and policy, VirtualService routes, RBAC rules, mTLS mode and ingress exposure', async () => {
     const result = await describer.describe(pod('reviews-v1-abc'), { viewerNamespace: 'shop', meshNamespace: 'mesh-system', ignoreUnmeshed: false });
     expect(result.error).to.equal(undefined);
-    expect(result.text).to.equal(`Pod: reviews-v1-abc
-   Pod Revision: default
-   Pod Ports: 9080 (reviews)
-   Pod Proxy: registry.mesh.io/testing/proxyv2:1.26.0
---------------------
-Service: reviews
-   Port: http 9080/HTTP targets pod port 9080
-DestinationRule: reviews for "reviews"
-   Matching subsets: v1
-      (Non-matching subsets v2)
-   Traffic Policy TLS Mode: MESH_MUTUAL
-   Policies: load balancer
-VirtualService: reviews
-   1 additional destination(s) that will not reach this pod
-      Route to non-matching subset v2 for (Match: when headers are end-user=jason)
-RBAC policies: ns[shop]-policy[reviews-viewer]-rule[0], ns[shop]-policy[reviews-viewer]-rule[1]
---------------------
-Effective PeerAuthentication:
-   Workload mTLS mode: STRICT
-   Port Level mTLS mode:
-      9080: PERMISSIVE
-Applied PeerAuthentication:
-   default.mesh-system, reviews.shop
---------------------
-Exposed on Ingress Gateway http://203.0.113.10
-VirtualService: bookinfo
-   Match: /reviews*
-`);
+    expect(result.text).to.equal(REVIEWS_DESCRIPTION);
   });
 
   it('names objects of other namespaces with their namespace when looking from another one', async () => {
@@ -172,5 +175,42 @@ VirtualService: bookinfo
     expect(result.error).to.equal('pod shop/legacy has no mesh-proxy container, so no mesh configuration applies to it (--ignoreUnmeshed skips such pods)');
     const quiet = await describer.describe(pod('legacy'), { viewerNamespace: 'shop', meshNamespace: 'mesh-system', ignoreUnmeshed: true });
     expect(quiet).to.deep.equal({ text: 'Pod: legacy\n   Pod Revision: \n   Pod Ports: 53/UDP (legacy)\n' });
+  });
+
+  describe('through meshctl', () => {
+    const meshctl = (...args: string[]) => runCli('meshctl', [...args, '--orchconfig', world.kubeconfig]);
+
+    it('prints the description and exits 0; the aliases and <pod>.<namespace> work', async () => {
+      const r = await meshctl('experimental', 'describe', 'pod', 'reviews-v1-abc', '-n', 'shop');
+      expect(r.stderr).to.equal('');
+      expect(r.code).to.equal(0);
+      expect(r.stdout).to.equal(REVIEWS_DESCRIPTION);
+      const aliased = await meshctl('x', 'des', 'po', 'reviews-v1-abc.shop');
+      expect(aliased.code, aliased.stderr).to.equal(0);
+      expect(aliased.stdout.split('\n')[0]).to.equal('Pod: reviews-v1-abc.shop');
+    });
+
+    it('fails naming the pod and namespace when the pod does not exist', async () => {
+      const r = await meshctl('x', 'describe', 'pod', 'nope', '-n', 'shop');
+      expect(r.code).to.equal(1);
+      expect(r.stdout).to.equal('');
+      expect(r.stderr.trim()).to.equal('Error: pod nope not found in namespace shop');
+    });
+
+    it('warns about a pod without the proxy and exits 1; --ignoreUnmeshed exits 0 quietly', async () => {
+      const r = await meshctl('x', 'describe', 'pod', 'legacy', '-n', 'shop');
+      expect(r.code).to.equal(1);
+      expect(r.stdout).to.contain('WARNING: legacy is not part of mesh; no mesh sidecar\n');
+      expect(r.stderr.trim()).to.equal('Error: pod shop/legacy has no mesh-proxy container, so no mesh configuration applies to it (--ignoreUnmeshed skips such pods)');
+      const quiet = await meshctl('x', 'describe', 'pod', 'legacy', '-n', 'shop', '--ignoreUnmeshed');
+      expect(quiet).to.deep.include({ code: 0, stderr: '', stdout: 'Pod: legacy\n   Pod Revision: \n   Pod Ports: 53/UDP (legacy)\n' });
+    });
+
+    it('fails with one line when the orchestrator cannot be reached', async () => {
+      const r = await runCli('meshctl', ['x', 'describe', 'pod', 'reviews-v1-abc', '--orchconfig', '/nonexistent/config']);
+      expect(r.code).to.equal(1);
+      expect(r.stderr.trim().split('\n')).to.have.length(1);
+      expect(r.stderr).to.contain('/nonexistent/config');
+    });
   });
 });
