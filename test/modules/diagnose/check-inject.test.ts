@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { InjectionChecker, parseLabelPairs, webhookTable } from '../../../src/modules/diagnose';
 import { OrchClient } from '../../../src/modules/orch';
 import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
-import { REPO_ROOT } from '../../helpers/run-cli';
+import { REPO_ROOT, runCli } from '../../helpers/run-cli';
 import { orchClient } from './support';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'check-inject');
@@ -95,5 +95,65 @@ describe('diagnose: x check-inject verdicts from the webhook configurations', fu
     expect(error?.message).to.equal('namespace nowhere not found');
     expect(parseLabelPairs('app=web, version==v1')).to.deep.equal({ app: 'web', version: 'v1' });
     expect(() => parseLabelPairs('app in (a,b)')).to.throw('--labels: "app in (a" is not a label pair key=value');
+  });
+
+  describe('through meshctl', () => {
+    let kubeconfig: string;
+    before(async () => {
+      kubeconfig = server.writeKubeconfigFile(dir);
+      await server.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'case-1', labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web' }] } });
+    });
+    const meshctl = (...args: string[]) => runCli('meshctl', [...args, '--orchconfig', kubeconfig]);
+
+    it('prints the table for a pod, and for --labels in a namespace', async () => {
+      const r = await meshctl('experimental', 'check-inject', 'web.case-1');
+      expect(r.stderr).to.equal('');
+      expect(r.code).to.equal(0);
+      expect(r.stdout).to.equal(
+        [
+          'WEBHOOK                            REVISION  INJECTED  REASON',
+          'mesh-sidecar-injector              default   ✔         Namespace label mesh-injection=enabled matches',
+          `mesh-sidecar-injector-1-16         1-16      ✘         ${REV_NO_MATCH}`,
+          `mesh-sidecar-injector-deactivated  default   ✘         ${DEACTIVATED}`,
+          '',
+        ].join('\n'),
+      );
+      const labelled = await meshctl('x', 'check-inject', '-n', 'case-0', '-l', 'mesh.io/rev=1-16');
+      expect(labelled.code, labelled.stderr).to.equal(0);
+      expect(labelled.stdout.split('\n')[2]).to.equal('mesh-sidecar-injector-1-16         1-16      ✔         Pod label mesh.io/rev=1-16 matches');
+    });
+
+    it('wants a pod or --labels, not both or neither; names a missing pod or namespace', async () => {
+      expect((await meshctl('x', 'check-inject')).stderr).to.contain('check-inject requires a pod, [<type>/]<name>[.<namespace>], or --labels');
+      expect((await meshctl('x', 'check-inject', 'web.case-1', '-l', 'a=b')).stderr).to.contain('check-inject takes a pod or --labels, not both');
+      const missing = await meshctl('x', 'check-inject', 'nope', '-n', 'case-1');
+      expect([missing.code, missing.stderr.trim()]).to.deep.equal([1, 'Error: pod nope not found in namespace case-1']);
+      const noNamespace = await meshctl('x', 'check-inject', '-n', 'nowhere', '-l', 'app=web');
+      expect([noNamespace.code, noNamespace.stderr.trim()]).to.deep.equal([1, 'Error: namespace nowhere not found']);
+    });
+  });
+
+  describe('through meshctl, other sets of webhooks', () => {
+    let other: OrchApiServer;
+    let kubeconfig: string;
+    before(async () => {
+      other = await startOrchApiServer({ simulateCluster: false });
+      kubeconfig = other.writeKubeconfigFile(dir);
+    });
+    after(() => other?.stop());
+
+    it('fails when no mesh injection webhook is installed, and when two would inject', async () => {
+      const none = await runCli('meshctl', ['x', 'check-inject', '-l', 'app=web', '--orchconfig', kubeconfig]);
+      expect([none.code, none.stdout, none.stderr.trim()]).to.deep.equal([1, '', 'Error: no mesh injection webhooks are present (no MutatingWebhookConfiguration has a webhook named ...mesh.io)']);
+      for (const name of ['mesh-sidecar-injector', 'mesh-sidecar-injector-copy']) {
+        const config = parse(fs.readFileSync(path.join(FIXTURES, 'default-injector.yaml'), 'utf8'));
+        await other.create({ ...config, metadata: { ...config.metadata, name } });
+      }
+      await other.update({ ...other.get('v1', 'Namespace', undefined, 'default'), metadata: { ...other.get('v1', 'Namespace', undefined, 'default').metadata, labels: { 'mesh-injection': 'enabled' } } });
+      const two = await runCli('meshctl', ['x', 'check-inject', '-l', 'app=web', '--orchconfig', kubeconfig]);
+      expect(two.code).to.equal(1);
+      expect(two.stdout.split('\n').filter((l) => l.includes('✔'))).to.have.length(2);
+      expect(two.stderr.trim()).to.equal('Error: multiple webhooks will inject, which can lead to errors');
+    });
   });
 });

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { formatMessages, Message, Precheck, PrecheckOptions } from '../../../src/modules/diagnose';
 import { OrchClient } from '../../../src/modules/orch';
 import { OrchApiServer, startOrchApiServer, StartOptions } from '../../helpers/orch-api';
+import { runCli } from '../../helpers/run-cli';
 import { orchClient } from './support';
 
 const OPTIONS: PrecheckOptions = { meshNamespace: 'mesh-system', namespace: '', revision: '', skipControlPlane: false, meshVersion: '0.2.0' };
@@ -25,13 +26,14 @@ describe('diagnose: x precheck findings', function () {
   const clients: OrchClient[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-precheck-'));
 
-  async function cluster(options: StartOptions = {}): Promise<{ server: OrchApiServer; precheck: Precheck }> {
+  async function cluster(options: StartOptions = {}): Promise<{ server: OrchApiServer; precheck: Precheck; kubeconfig: string }> {
     const server = await startOrchApiServer({ simulateCluster: false, ...options });
     await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mesh-system' } });
-    const client = orchClient(server.writeKubeconfigFile(dir));
+    const kubeconfig = server.writeKubeconfigFile(dir);
+    const client = orchClient(kubeconfig);
     servers.push(server);
     clients.push(client);
-    return { server, precheck: new Precheck(client) };
+    return { server, precheck: new Precheck(client), kubeconfig };
   }
 
   after(async () => {
@@ -110,5 +112,48 @@ describe('diagnose: x precheck findings', function () {
     expect(formatMessages(messages.slice(1, 2), 'yaml')).to.equal("- code: MSH0144\n  level: Warning\n  message: User ID (UID) 1337 is reserved for the sidecar proxy.\n  origin: Pod shop/root-app");
     // -n limits the workloads looked at.
     expect(lines(await precheck.run({ ...OPTIONS, namespace: 'default', skipControlPlane: true }))).to.deep.equal([]);
+  });
+
+  describe('through meshctl', () => {
+    const SAFE = '✔ No issues found when checking the cluster. Mesh is safe to install or upgrade!\n';
+
+    it('says the cluster is safe (on stderr) and exits 0 when nothing is found; -o json prints []', async () => {
+      const { kubeconfig } = await cluster();
+      const r = await runCli('meshctl', ['experimental', 'precheck', '--orchconfig', kubeconfig]);
+      expect(r).to.deep.include({ code: 0, stdout: '', stderr: SAFE });
+      const json = await runCli('meshctl', ['x', 'precheck', '-o', 'json', '--orchconfig', kubeconfig]);
+      expect(json).to.deep.include({ code: 0, stdout: '[]\n', stderr: SAFE });
+    });
+
+    it('prints the errors and exits 1 when a permission is denied or the orchestrator is too old', async () => {
+      const { server, kubeconfig } = await cluster({ serverVersion: 'v1.26.1' });
+      server.access.deny({ verb: 'create', group: 'admissionregistration.k8s.io', resource: 'mutatingwebhookconfigurations' });
+      const r = await runCli('meshctl', ['x', 'precheck', '--orchconfig', kubeconfig]);
+      expect(r.code).to.equal(1);
+      expect(r.stdout).to.equal(
+        'Error [MSH0141] (Cluster) Missing required permission to create resource mutatingwebhookconfigurations (permission denied)\n' +
+          'Error [MSH0142] (Cluster) The Kubernetes Version "v1.26.1" is lower than the minimum version: 1.28\n',
+      );
+      expect(r.stderr.trim()).to.equal('Error: Issues found when checking the cluster. Mesh may not be safe to install or upgrade.');
+      const yaml = await runCli('meshctl', ['x', 'precheck', '-o', 'yaml', '--skip-controlplane', '--orchconfig', kubeconfig]);
+      expect(yaml).to.deep.include({ code: 0, stdout: '[]\n' });
+    });
+
+    it('shows messages at or above --output-threshold; warnings alone do not fail', async () => {
+      const { server, kubeconfig } = await cluster();
+      await server.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root-app', namespace: 'default' }, spec: { securityContext: { runAsUser: 1337 }, containers: [{ name: 'app', image: 'app' }] } });
+      await server.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'meshd', namespace: 'mesh-system', labels: { app: 'meshd', 'mesh.io/rev': 'canary' } }, spec: { selector: { matchLabels: { app: 'meshd' } }, template: { metadata: { labels: { app: 'meshd' } }, spec: { containers: [{ name: 'discovery', image: 'pilot:0.1.0' }] } } } });
+      const warning = 'Warning [MSH0144] (Pod default/root-app) User ID (UID) 1337 is reserved for the sidecar proxy.\n';
+      const info = 'Info [MSH0901] (Cluster) The mesh control plane is installed in namespace mesh-system (revision canary, version 0.1.0); installing again upgrades it.\n';
+      expect(await runCli('meshctl', ['x', 'precheck', '--orchconfig', kubeconfig])).to.deep.include({ code: 0, stdout: warning, stderr: '' });
+      expect(await runCli('meshctl', ['x', 'precheck', '--output-threshold', 'info', '--orchconfig', kubeconfig])).to.deep.include({ code: 0, stdout: warning + info });
+      expect(await runCli('meshctl', ['x', 'precheck', '--output-threshold', 'Error', '--orchconfig', kubeconfig])).to.deep.include({ code: 0, stdout: '', stderr: SAFE });
+      // -r: only that revision's control plane counts.
+      const other = await runCli('meshctl', ['x', 'precheck', '-r', 'stable', '-f', '0.1', '--orchconfig', kubeconfig]);
+      expect(other.code).to.equal(1);
+      expect(other.stdout).to.contain('Error [MSH0902] (Cluster) --from-version 0.1 was given, but no control plane of revision stable is installed in namespace mesh-system.\n');
+      const bad = await runCli('meshctl', ['x', 'precheck', '--from-version', 'one', '--orchconfig', kubeconfig]);
+      expect([bad.code, bad.stdout, bad.stderr.trim()]).to.deep.equal([1, '', 'Error: --from-version: invalid version "one", expected a form like 1.0']);
+    });
   });
 });
