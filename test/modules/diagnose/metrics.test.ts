@@ -13,13 +13,15 @@ import { OrchClient } from '../../../src/modules/orch';
 import { Duration } from '../../../src/modules/settings/duration';
 import { MetricsStore, startMetricsStore } from '../../helpers/metrics-store';
 import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
+import { runPod } from '../../helpers/orch-mesh';
+import { runCli } from '../../helpers/run-cli';
 import { orchClient, runningPod } from './support';
 
 const T = 1_700_000_000;
 
-/** A counter growing `perSecond` from 0 at T-60, sampled every 5 s up to T. */
-function linear(perSecond: number): [number, number][] {
-  return Array.from({ length: 13 }, (_, i) => [T - 60 + i * 5, perSecond * i * 5] as [number, number]);
+/** A counter growing `perSecond` from 0 at `from`, sampled every 5 s for `count` samples. */
+function linear(perSecond: number, from = T - 60, count = 13): [number, number][] {
+  return Array.from({ length: count }, (_, i) => [from + i * 5, perSecond * i * 5] as [number, number]);
 }
 
 /** Straight to the store, as the port-forward would carry it. */
@@ -34,15 +36,16 @@ function direct(store: MetricsStore): StoreRequest {
     });
 }
 
-export function addReviewsSamples(store: MetricsStore): void {
+/** reviews-v1 of shop: 9 ok and 1 failed request per second, latencies in the 10/50/100/+Inf ms buckets. */
+function addReviewsSamples(store: MetricsStore, samples: (perSecond: number) => [number, number][]): void {
   const dest = { destination_workload: 'reviews-v1', destination_workload_namespace: 'shop', reporter: 'destination' };
-  store.add({ __name__: 'mesh_requests_total', ...dest, response_code: '200' }, linear(9));
-  store.add({ __name__: 'mesh_requests_total', ...dest, response_code: '503' }, linear(1));
+  store.add({ __name__: 'mesh_requests_total', ...dest, response_code: '200' }, samples(9));
+  store.add({ __name__: 'mesh_requests_total', ...dest, response_code: '503' }, samples(1));
   // The client side's reports and other workloads are not counted.
-  store.add({ __name__: 'mesh_requests_total', ...dest, reporter: 'source', response_code: '200' }, linear(100));
-  store.add({ __name__: 'mesh_requests_total', ...dest, destination_workload: 'ratings-v1', response_code: '500' }, linear(50));
+  store.add({ __name__: 'mesh_requests_total', ...dest, reporter: 'source', response_code: '200' }, samples(100));
+  store.add({ __name__: 'mesh_requests_total', ...dest, destination_workload: 'ratings-v1', response_code: '500' }, samples(50));
   for (const [le, rate] of [['10', 4], ['50', 8], ['100', 9.5], ['+Inf', 10]] as const) {
-    store.add({ __name__: 'mesh_request_duration_milliseconds_bucket', ...dest, le }, linear(rate));
+    store.add({ __name__: 'mesh_request_duration_milliseconds_bucket', ...dest, le }, samples(rate));
   }
 }
 
@@ -52,7 +55,7 @@ describe('diagnose: x metrics from the metrics store query API', function () {
 
   before(async () => {
     store = await startMetricsStore();
-    addReviewsSamples(store);
+    addReviewsSamples(store, (rate) => linear(rate));
   });
   after(() => store?.stop());
 
@@ -107,6 +110,60 @@ describe('diagnose: x metrics from the metrics store query API', function () {
       expect(error?.message).to.equal('no metrics store pod (label app=metrics-store) is running in namespace mesh-system; install the metrics store add-on, or name its namespace with --meshNamespace');
       await runningPod(server, { metadata: { name: 'metrics-store-0', namespace: 'mesh-system', labels: { app: 'metrics-store' } }, spec: { containers: [{ name: 'store', image: 'store' }] } });
       expect((await findMetricsStore(client, 'mesh-system')).metadata?.name).to.equal('metrics-store-0');
+    });
+  });
+
+  describe('through meshctl, the store reached by port-forward to its pod', () => {
+    let server: OrchApiServer;
+    let live: MetricsStore;
+    let kubeconfig: string;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-metrics-cli-'));
+
+    before(async () => {
+      live = await startMetricsStore();
+      // Samples every 5 s from two minutes before now to two minutes after: whenever the command
+      // asks in that time, its window holds a full minute of them.
+      const now = Math.floor(Date.now() / 1000);
+      addReviewsSamples(live, (rate) => linear(rate, now - 120, 49));
+      server = await startOrchApiServer({ simulateCluster: false });
+      await runPod(server, { name: 'metrics-store-0', namespace: 'mesh-system', labels: { app: 'metrics-store' }, ports: { 9090: live.port } });
+      kubeconfig = server.writeKubeconfigFile(dir);
+    });
+    after(async () => {
+      await server?.stop();
+      await live?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('prints the header and a row per workload, over --duration', async () => {
+      const r = await runCli('meshctl', ['experimental', 'metrics', 'reviews-v1.shop', 'details-v1', '-d', '2m', '--orchconfig', kubeconfig]);
+      expect(r.stderr).to.equal('');
+      expect(r.code).to.equal(0);
+      expect(r.stdout).to.equal(
+        `  ${'WORKLOAD'.padStart(40)}    TOTAL RPS    ERROR RPS  P50 LATENCY  P90 LATENCY  P99 LATENCY\n` +
+          `  ${'reviews-v1.shop'.padStart(40)}       10.000        1.000         20ms         83ms        100ms\n` +
+          `  ${'details-v1'.padStart(40)}        0.000        0.000           0s           0s           0s\n`,
+      );
+      expect(live.queries[0]).to.equal('sum(rate(mesh_requests_total{destination_workload=~"reviews-v1.*", destination_workload_namespace=~"shop.*",reporter="destination"}[2m0s]))');
+      expect(live.queries).to.have.length(10);
+    });
+
+    it('fails without a workload, and when no metrics store runs in --meshNamespace', async () => {
+      const none = await runCli('meshctl', ['x', 'm', '--orchconfig', kubeconfig]);
+      expect([none.code, none.stderr.trim()]).to.deep.equal([1, 'Error: metrics requires a workload name: experimental metrics <workload name>[.<namespace>]...']);
+      const elsewhere = await runCli('meshctl', ['x', 'metrics', 'reviews-v1', '-i', 'monitoring', '--orchconfig', kubeconfig]);
+      expect([elsewhere.code, elsewhere.stdout]).to.deep.equal([1, '']);
+      expect(elsewhere.stderr.trim()).to.equal('Error: no metrics store pod (label app=metrics-store) is running in namespace monitoring; install the metrics store add-on, or name its namespace with --meshNamespace');
+    });
+
+    it('fails naming the workload when the store cannot be reached or refuses the query', async () => {
+      const refused = await runCli('meshctl', ['x', 'metrics', 'reviews-v1', '-d', '1500ms', '--orchconfig', kubeconfig]);
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr).to.match(/^Error: could not build metrics for workload 'reviews-v1': error retrieving some metrics: query '.*\[1\.5s\]\)\)' failed: bad_data: invalid duration "1\.5s"/);
+      server.portForward.unregister('mesh-system', 'metrics-store-0', 9090);
+      const closed = await runCli('meshctl', ['x', 'metrics', 'reviews-v1', '--orchconfig', kubeconfig]);
+      expect(closed.code).to.equal(1);
+      expect(closed.stderr).to.contain('port 9090 of pod metrics-store-0 in namespace mesh-system');
     });
   });
 });
