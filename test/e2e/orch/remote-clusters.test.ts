@@ -12,7 +12,8 @@ import { expect } from 'chai';
 import { resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
 import { RunningDaemon } from '../../helpers/daemon';
 import { httpGet } from '../../helpers/http';
-import { daemonMetric, kubectl, OrchWorld, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
+import { daemonMetric, kubectl, OrchWorld, runPod, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
+import { runCli } from '../../helpers/run-cli';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 const EDS = 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment';
@@ -125,6 +126,31 @@ spec:
       { id: 'cluster-a', secretName: '', syncStatus: 'synced' },
       { id: 'cluster-b', secretName: 'mesh-system/remote-b', syncStatus: 'synced' },
     ]);
+  });
+
+  it('is listed by meshctl remote-clusters for each daemon pod, reached through a port-forward to its monitoring port', async () => {
+    // Two replicas of the daemon, as pods of the local cluster whose port 15014 is this daemon's.
+    for (const name of ['meshd-1', 'meshd-2']) await runPod(local.server, { name, namespace: 'mesh-system', labels: { app: 'meshd', 'mesh.io/rev': 'default' }, ports: { 15014: daemon.monitoringPort } });
+    const r = await runCli('meshctl', ['remote-clusters', '--orchconfig', local.kubeconfig]);
+    expect(r.stderr).to.equal('');
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.equal(
+      [
+        'NAME          SECRET                   STATUS     MESHD',
+        'cluster-a                              synced     meshd-1.mesh-system',
+        'cluster-b     mesh-system/remote-b     synced     meshd-1.mesh-system',
+        'cluster-a                              synced     meshd-2.mesh-system',
+        'cluster-b     mesh-system/remote-b     synced     meshd-2.mesh-system',
+        '',
+      ].join('\n'),
+    );
+    const revision = await runCli('meshctl', ['remote-clusters', '-r', 'canary', '--orchconfig', local.kubeconfig]);
+    expect([revision.code, revision.stdout, revision.stderr.trim()]).to.deep.equal([1, '', 'Error: no control plane pod (label app=meshd,mesh.io/rev=canary) is running in namespace mesh-system']);
+    local.server.portForward.unregister('mesh-system', 'meshd-2');
+    const unreachable = await runCli('meshctl', ['remote-clusters', '--orchconfig', local.kubeconfig]);
+    expect(unreachable.code).to.equal(1);
+    expect(unreachable.stderr).to.contain('port 15014 of pod meshd-2 in namespace mesh-system');
+    for (const name of ['meshd-1', 'meshd-2']) await local.server.delete('v1', 'Pod', 'mesh-system', name);
   });
 
   it('merges a Service of both clusters: the local definition, endpoints of both labelled with their cluster; a remote-only Service too', async () => {
