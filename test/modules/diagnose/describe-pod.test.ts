@@ -70,6 +70,19 @@ spec:
   selector: { matchLabels: { app: ratings } }
   rules: [{ to: [{ operation: { methods: [POST] } }] }]
 ---
+apiVersion: security.mesh.io/v1
+kind: RequestAuthentication
+metadata: { name: reviews-jwt, namespace: shop }
+spec:
+  selector: { matchLabels: { app: reviews } }
+  jwtRules: [{ issuer: "https://issuer.example", jwksUri: "https://issuer.example/jwks" }]
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: shop }
+spec:
+  egress: [{ hosts: ["./*", "mesh-system/*"] }]
+---
 apiVersion: networking.mesh.io/v1
 kind: Gateway
 metadata: { name: bookinfo-gateway, namespace: shop }
@@ -121,6 +134,10 @@ Effective PeerAuthentication:
       9080: PERMISSIVE
 Applied PeerAuthentication:
    default.mesh-system, reviews.shop
+Applied RequestAuthentication:
+   reviews-jwt.shop
+Applied Sidecar:
+   default.shop
 --------------------
 Exposed on Ingress Gateway http://203.0.113.10
 VirtualService: bookinfo

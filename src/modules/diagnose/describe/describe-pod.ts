@@ -14,7 +14,7 @@ import { PlatformService } from '../../registry/platform';
 import { TrustDomainBundle } from '../../security/authz';
 import { subsetsOf, writeDestinationRule } from './destination-rule';
 import { writeIngress } from './ingress';
-import { writePeerAuthentication } from './peer-authentication';
+import { writePolicies } from './policies';
 import { containersAsProxyUid, hasCanonicalName, hasCanonicalRevision, PROXY_UID, podLabels, podPorts, podRevision, proxyContainer } from './pod-facts';
 import { rbacPolicyNames } from './rbac';
 import { chainOf, servicePortProtocol, targetPodPort } from './service-ports';
@@ -134,7 +134,7 @@ export function describePod(input: PodDescriptionInputs): PodDescription {
   });
 
   out.add(SEPARATOR);
-  writePeerAuthentication(out, push, workload);
+  writePolicies(out, push, workload);
 
   writeIngress(out, {
     gatewayPods: input.gatewayPods,
