@@ -194,6 +194,27 @@ describe('diagnose: x describe pod from the orchestrator API', function () {
     expect(quiet).to.deep.equal({ text: 'Pod: legacy\n   Pod Revision: \n   Pod Ports: 53/UDP (legacy)\n' });
   });
 
+  it('names the mesh ConfigMap when its mesh config does not parse, and leaves out resources the daemon would refuse', async () => {
+    const cm = world.server.get('v1', 'ConfigMap', 'mesh-system', 'mesh');
+    await world.server.update({ ...cm, data: { mesh: 'rootNamespace: [mesh-system' } });
+    try {
+      let error: Error | undefined;
+      await describer.describe(pod('reviews-v1-abc'), { viewerNamespace: 'shop', meshNamespace: 'mesh-system', ignoreUnmeshed: false }).catch((e: Error) => (error = e));
+      expect(error?.message).to.match(/^ConfigMap mesh-system\/mesh key mesh: /);
+    } finally {
+      await world.server.update({ ...world.server.get('v1', 'ConfigMap', 'mesh-system', 'mesh'), data: cm.data });
+    }
+    // A DestinationRule the daemon refuses (MUTUAL without certificates) is not the one in force,
+    // though it would come first by name.
+    await world.server.create({ apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'aaa-broken', namespace: 'shop' }, spec: { host: 'reviews', trafficPolicy: { tls: { mode: 'MUTUAL' } } } });
+    try {
+      const result = await describer.describe(pod('reviews-v1-abc'), { viewerNamespace: 'shop', meshNamespace: 'mesh-system', ignoreUnmeshed: false });
+      expect(result.text).to.equal(REVIEWS_DESCRIPTION);
+    } finally {
+      await world.server.delete('networking.mesh.io/v1', 'DestinationRule', 'shop', 'aaa-broken');
+    }
+  });
+
   describe('through meshctl', () => {
     const meshctl = (...args: string[]) => runCli('meshctl', [...args, '--orchconfig', world.kubeconfig]);
 
