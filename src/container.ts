@@ -15,6 +15,7 @@ import { CommandContribution } from './modules/cli/contributions';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
+import { diagnoseModule } from './modules/diagnose';
 import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
 import { leaderElectionModule } from './modules/leader-election';
@@ -94,6 +95,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     leaderElectionModule(),
     webhookModule(),
     discoveryModule(),
+    diagnoseModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),

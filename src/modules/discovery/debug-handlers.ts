@@ -52,6 +52,11 @@ export class DaemonDebugHandlers {
         return push.services.map((s) => ({ ...s, endpoints: Object.fromEntries(s.ports.map((p) => [p.number, push.endpoints(s.hostname, p.number)])) }));
       }),
       pluginsHandler(() => this.plugins),
+      {
+        path: '/debug/clusterz',
+        description: "the clusters whose services the daemon reads: its own and each remote cluster, with the remote secret and sync status",
+        handle: () => ({ json: this.sources.clusters() }),
+      },
       ...this.pprofHandlers(),
     ];
   }
