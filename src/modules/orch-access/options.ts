@@ -22,6 +22,7 @@ export function meshctlOrchOptions(flags: MeshctlOrchFlags): OrchClientOptions {
     context: flags.context || undefined,
     qps: CLI_QPS,
     burst: CLI_BURST,
+    defaultConfigFile: true,
     ...(impersonate ? { impersonate } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { errorFromStatus, OrchApiError } from './api-error';
 import { loadOrchConfig, OrchConfigError } from './config';
 import { Informer, InformerObserver, InformerOptions, InformerTransport, ListPage } from './informer';
+import { DefaultOrchConfigFile } from './default-config';
 import { OrchMetrics } from './metrics';
 import { Impersonation, impersonates, ImpersonatingHttpLibrary, ImpersonatingKubeConfig } from './impersonation';
 import { describeResource, OrchObject, OrchResource } from './resources';
@@ -22,6 +23,8 @@ export interface OrchClientOptions {
   burst: number;
   /** Longest a list or other API call may take. Default 60 s. */
   requestTimeoutMs?: number;
+  /** With `orchconfig` empty: look for the CLI's default file (ORCHCONFIG, ~/.kube/config) before the in-cluster account. */
+  defaultConfigFile?: boolean;
   /** A config already loaded (a remote cluster's, from its Secret); `orchconfig` and `context` are then unused. */
   kubeConfig?: k8s.KubeConfig;
   /** Act as this identity (meshctl's `--as`, `--as-group`, `--as-uid`): the impersonation headers go on every request. */
@@ -49,6 +52,7 @@ export class OrchClient implements InformerTransport {
     @inject(OrchClientOptionsToken) private readonly options: OrchClientOptions,
     @inject(LoggingToken) logging: Logging,
     @inject(OrchMetrics) @optional() private readonly metrics?: OrchMetrics,
+    @inject(DefaultOrchConfigFile) @optional() private readonly defaultFile?: DefaultOrchConfigFile,
   ) {
     this.log = logging.scope('orch');
     if (options.qps > 0 && !(options.burst >= 1)) throw new OrchConfigError(`--orchApiBurst must be at least 1 when --orchApiQPS is positive, got ${options.burst}`);
@@ -59,9 +63,14 @@ export class OrchClient implements InformerTransport {
   }
 
   /** The loaded config. @throws OrchConfigError naming the file (or in-cluster source) when it is unusable. */
+  private configFile(): string | undefined {
+    if (this.options.orchconfig) return this.options.orchconfig;
+    return this.options.defaultConfigFile ? this.defaultFile?.path() : undefined;
+  }
+
   get kubeConfig(): k8s.KubeConfig {
     if (!this.config) {
-      const loaded = this.options.kubeConfig ?? loadOrchConfig(this.options.orchconfig || undefined, this.options.context || undefined);
+      const loaded = this.options.kubeConfig ?? loadOrchConfig(this.configFile(), this.options.context || undefined);
       this.config = impersonates(this.options.impersonate) ? new ImpersonatingKubeConfig(loaded, this.options.impersonate) : loaded;
     }
     return this.config;

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { OrchClient } from './client';
+import { DefaultOrchConfigFile } from './default-config';
 import { OrchMetrics } from './metrics';
 
 /** The orchestrator client (bound to the options a program binds) and its metrics. */
@@ -7,5 +8,6 @@ export function orchModule(): ContainerModule {
   return new ContainerModule((bind) => {
     bind(OrchMetrics).toSelf().inSingletonScope();
     bind(OrchClient).toSelf().inSingletonScope();
+    bind(DefaultOrchConfigFile).toSelf().inSingletonScope();
   });
 }

@@ -278,7 +278,7 @@ export const CATALOGUE = [
   setting("NODE_NAME", 'S', undefined, "name of the node the installer runs on", C),
   // install-cni settings the spec's table does not list, needed to do its job outside a container image.
   setting("MOUNTED_CNI_BIN_DIR", 'S', "/host/opt/cni/bin", "container directory of the node's CNI plug-in executables, where the mesh plug-in is installed", C, { ours: true }),
-  setting("ORCHCONFIG", 'S', undefined, "orchestrator client config file the installer itself uses; unset = the in-cluster service account", C, { ours: true }),
+  setting("ORCHCONFIG", 'S', undefined, "orchestrator client config file: the one the installer itself uses (unset = the in-cluster service account); for meshctl, the one used when `--orchconfig` is empty (several files separated by `:`: the first that exists; unset = `~/.kube/config` when it exists, else the in-cluster service account)", ['install-cni', 'meshctl'], { ours: true }),
   setting("REPAIR_BROKEN_POD_LABEL_KEY", 'S', "cni.mesh.io/uninitialized", "key of label set by repair when labelling (also `--repair-broken-pod-label-key`)", C, { ours: true }),
   setting("REPAIR_BROKEN_POD_LABEL_VALUE", 'S', "true", "value of that label (also `--repair-broken-pod-label-value`)", C, { ours: true }),
   setting("REPAIR_DELETE_PODS", 'B', "false", "delete pods found broken by the race (also `--repair-delete-pods`)", C, { ours: true }),
