@@ -26,9 +26,9 @@ export class ControlPlaneInstance {
     this.revision = revisionName(settings.string('REVISION'));
   }
 
-  /** `{"Component":"meshd","ID":...,"Info":{...}}`: the incumbent's control-plane identifier. */
+  /** `{"Component":"meshd","ID":...,"Info":{...}}`: the incumbent's control-plane identifier, plus the revision. */
   identifier(): string {
-    return JSON.stringify({ Component: this.component, ID: this.id, Info: this.info });
+    return JSON.stringify({ Component: this.component, ID: this.id, Revision: this.revision, Info: this.info });
   }
 
   /** The `version` debug answer: the identifier's fields and the revision. */

@@ -23,7 +23,7 @@ describe('meshctl proxy-status against pilot-discovery over xDS', function () {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-ps-'));
-    daemon = await startDaemon(['--configDir', dir]);
+    daemon = await startDaemon(['--configDir', dir], { ENABLE_DEBUG_ENDPOINT_AUTH: 'false' });
   });
 
   after(async () => {
