@@ -22,6 +22,7 @@ import { meshConfigModule } from './modules/mesh-config';
 import { injectModule } from './modules/inject';
 import { monitoringModule } from './modules/monitoring';
 import { orchModule } from './modules/orch';
+import { orchAccessModule } from './modules/orch-access';
 import {
   ContributionPointToken,
   ContributionProvider,
@@ -82,6 +83,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     injectModule(),
     monitoringModule(),
     orchModule(),
+    orchAccessModule(),
     registryModule(),
     securityModule(),
     generatorsModule(),

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningDaemon, startDaemon } from './daemon';
 import { httpGet, metricValue } from './http';
-import { OrchApiServer, startOrchApiServer, StartOptions } from './orch-api';
+import { NODE_NAME, OrchApiServer, startOrchApiServer, StartOptions } from './orch-api';
 import { REPO_ROOT } from './run-cli';
 
 export const CRD_DIR = path.join(REPO_ROOT, 'manifests', 'crds');
@@ -77,4 +77,87 @@ export async function waitFor<T>(probe: () => Promise<T> | T, accept: (v: T) => 
     last = await probe();
   }
   return last;
+}
+
+let podSerial = 0;
+
+/** A pod to put on the in-process API server with `runPod`. */
+export interface RunPodOptions {
+  name: string;
+  /** Default `default`; created when missing. */
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /**
+   * A Deployment the pod belongs to: created when missing (0 replicas, so its controller makes
+   * no pods of its own) with a selector of the pod's labels (`app: <deployment>` added when the
+   * pod has none), so `deployment/<name>` resolves to this pod.
+   */
+  deployment?: string;
+  /** Pod port -> where it really is: `{host, port}` or a port on 127.0.0.1 (registered for port-forward). */
+  ports?: Record<number, { host: string; port: number } | number>;
+  /** Default true: the Ready condition is True. */
+  ready?: boolean;
+  /** Default `Running`. */
+  phase?: string;
+  /** Containers (default one named `app` exposing the ports). */
+  containers?: unknown[];
+}
+
+/**
+ * Creates a pod that is scheduled and in `phase` (Running by default) at once, with the API
+ * server's direct access, and registers its ports for port-forward. Returns the pod as stored.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function runPod(server: OrchApiServer, options: RunPodOptions): Promise<any> {
+  const namespace = options.namespace ?? 'default';
+  if (!server.get('v1', 'Namespace', undefined, namespace)) await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const labels = { ...(options.labels ?? {}) };
+  if (options.deployment && Object.keys(labels).length === 0) labels.app = options.deployment;
+  if (options.deployment && !server.get('apps/v1', 'Deployment', namespace, options.deployment)) {
+    await server.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: options.deployment, namespace },
+      spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'app:test' }] } } },
+    });
+  }
+  const ports = Object.keys(options.ports ?? {}).map(Number);
+  const containers = options.containers ?? [{ name: 'app', image: 'app:test', ports: ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) }];
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const phase = options.phase ?? 'Running';
+  const ready = (options.ready ?? true) && phase === 'Running';
+  podSerial++;
+  const podIP = `10.244.200.${podSerial % 250 || 250}`;
+  // Bound and with a pod IP already, so the simulated kubelet leaves the status as given.
+  const pod = await server.create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: options.name, namespace, labels, ...(options.annotations ? { annotations: options.annotations } : {}) },
+    spec: { nodeName: NODE_NAME, containers },
+    status: {
+      phase,
+      podIP,
+      podIPs: [{ ip: podIP }],
+      hostIP: '127.0.0.1',
+      startTime: now,
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+        { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: now },
+      ],
+      containerStatuses: (containers as { name: string; image?: string }[]).map((c) => ({
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready,
+        restartCount: 0,
+        started: phase === 'Running',
+        state: phase === 'Running' ? { running: { startedAt: now } } : { waiting: { reason: 'ContainerCreating' } },
+      })),
+    },
+  });
+  for (const [podPort, target] of Object.entries(options.ports ?? {})) {
+    server.portForward.register(namespace, options.name, Number(podPort), typeof target === 'number' ? { host: '127.0.0.1', port: target } : target);
+  }
+  return pod;
 }

@@ -12,3 +12,4 @@ export { VersionCommandBase, versionCommand, versionFlags, formatVersion } from 
 export { completionCommands, CompletionShellCommand, SHELLS } from './completion-command';
 export { RequestCommandBase, requestArgs } from './request-command';
 export { table } from './table';
+export { Progress, terminalProgress, withProgress } from './progress';

@@ -38,3 +38,26 @@ export function errorFromStatus(statusCode: number, body: string, what: string):
   }
   return new OrchApiError(statusCode, `${what}: ${statusCode}${reason ? ` ${reason}` : ''}: ${message}`, reason);
 }
+
+/**
+ * Any error of the library's clients as one line: `<status> <reason>: <message>` with the API's
+ * Status message when it answered with one (typed APIs carry it in ApiException.body), else the
+ * error's own first line.
+ */
+export function apiErrorMessage(err: unknown): string {
+  if (err instanceof OrchApiError) return err.message;
+  const status = statusCodeOf(err);
+  const body = (err as { body?: unknown } | undefined)?.body;
+  let parsed: { message?: unknown; reason?: unknown } | undefined;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body) as typeof parsed;
+    } catch {
+      parsed = undefined;
+    }
+  } else if (body && typeof body === 'object') parsed = body as typeof parsed;
+  const own = ((err as Error | undefined)?.message ?? String(err)).split('\n')[0];
+  const message = typeof parsed?.message === 'string' && parsed.message ? parsed.message : own;
+  const reason = typeof parsed?.reason === 'string' && parsed.reason ? ` ${parsed.reason}` : '';
+  return status ? `${status}${reason}: ${message}` : message;
+}

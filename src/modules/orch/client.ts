@@ -5,6 +5,7 @@ import { errorFromStatus, OrchApiError } from './api-error';
 import { loadOrchConfig, OrchConfigError } from './config';
 import { Informer, InformerObserver, InformerOptions, InformerTransport, ListPage } from './informer';
 import { OrchMetrics } from './metrics';
+import { Impersonation, impersonates, ImpersonatingHttpLibrary, ImpersonatingKubeConfig } from './impersonation';
 import { describeResource, OrchObject, OrchResource } from './resources';
 import { TokenBucket } from './rate-limiter';
 
@@ -23,6 +24,8 @@ export interface OrchClientOptions {
   requestTimeoutMs?: number;
   /** A config already loaded (a remote cluster's, from its Secret); `orchconfig` and `context` are then unused. */
   kubeConfig?: k8s.KubeConfig;
+  /** Act as this identity (meshctl's `--as`, `--as-group`, `--as-uid`): the impersonation headers go on every request. */
+  impersonate?: Impersonation;
 }
 
 /**
@@ -50,12 +53,17 @@ export class OrchClient implements InformerTransport {
     this.log = logging.scope('orch');
     if (options.qps > 0 && !(options.burst >= 1)) throw new OrchConfigError(`--orchApiBurst must be at least 1 when --orchApiQPS is positive, got ${options.burst}`);
     if (!Number.isFinite(options.qps)) throw new OrchConfigError(`--orchApiQPS must be a number, got ${options.qps}`);
+    const imp = options.impersonate;
+    if (imp && !imp.user && (imp.uid || imp.groups?.length)) throw new OrchConfigError('impersonating groups or a UID needs a user to impersonate as well (--as)');
     this.bucket = new TokenBucket(options.qps, options.burst);
   }
 
   /** The loaded config. @throws OrchConfigError naming the file (or in-cluster source) when it is unusable. */
   get kubeConfig(): k8s.KubeConfig {
-    this.config ??= this.options.kubeConfig ?? loadOrchConfig(this.options.orchconfig || undefined, this.options.context || undefined);
+    if (!this.config) {
+      const loaded = this.options.kubeConfig ?? loadOrchConfig(this.options.orchconfig || undefined, this.options.context || undefined);
+      this.config = impersonates(this.options.impersonate) ? new ImpersonatingKubeConfig(loaded, this.options.impersonate) : loaded;
+    }
     return this.config;
   }
 
@@ -84,6 +92,12 @@ export class OrchClient implements InformerTransport {
     for (const informer of this.informers) informer.stop();
     this.informers.clear();
     this.bucket.stop();
+  }
+
+  /** Waits for the rate limit before a request the library's typed clients do not make (a port-forward's upgrade). */
+  async throttle(): Promise<void> {
+    await this.bucket.take();
+    this.sent++;
   }
 
   /** InformerTransport: one page of a collection, through the library's HTTP stack. */
@@ -130,10 +144,13 @@ export class OrchClient implements InformerTransport {
       },
       post: async (response) => response,
     };
+    const impersonate = this.options.impersonate;
     this.configuration = k8s.createConfiguration({
       baseServer: new k8s.ServerConfiguration(server, {}),
       authMethods: { default: kc },
       promiseMiddleware: [pace],
+      // Only impersonation needs repeated header lines, which the library's fetch cannot send.
+      ...(impersonates(impersonate) ? { httpApi: k8s.wrapHttpLibrary(new ImpersonatingHttpLibrary(impersonate)) } : {}),
     });
     return this.configuration;
   }

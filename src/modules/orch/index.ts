@@ -1,6 +1,7 @@
 export { loadOrchConfig, orchConfigFor, orchConfigFromText, OrchConfigError } from './config';
-export { OrchApiError, statusCodeOf } from './api-error';
+export { apiErrorMessage, errorFromStatus, OrchApiError, statusCodeOf } from './api-error';
 export { OrchClient, OrchClientOptions, OrchClientOptionsToken } from './client';
+export { Impersonation, impersonationHeaders, ImpersonatingKubeConfig } from './impersonation';
 export { Informer, InformerHandlers, InformerObserver, InformerOptions, InformerTransport, ListPage } from './informer';
 export { OrchMetrics, WatchEvent } from './metrics';
 export { orchModule } from './module';

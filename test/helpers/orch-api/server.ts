@@ -1,15 +1,18 @@
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import * as path from 'node:path';
+import type { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { jwtVerify, importJWK } from 'jose';
 import { type WebhookCall, WebhookAdmission } from './admission';
 import { watchCrds } from './crds';
-import { ApiError, internal, statusFor } from './errors';
+import { ApiError, badRequest, internal, pathNotFound, statusFor } from './errors';
 import { type Operations as OperationsType, Operations } from './operations';
 import { OwnerIndex } from './owners';
+import { type ForwardTarget, portForwardTarget, PortForwards } from './portforward';
 import { ResourceRegistry } from './resources';
 import { requestBodies, type RouteInfo, Router, sendStatus } from './router';
 import { Store, type Obj } from './store';
@@ -64,6 +67,26 @@ export interface RequestLogEntry {
    * injected failure).
    */
   readonly body?: unknown;
+  /** The impersonation headers of the request (`Impersonate-User`, one group per `Impersonate-Group` line, `Impersonate-Uid`), when it had any. */
+  readonly impersonate?: Impersonation;
+}
+
+export interface Impersonation {
+  readonly user?: string;
+  readonly groups?: readonly string[];
+  readonly uid?: string;
+}
+
+/** Pods' ports as the port-forward subresource reaches them (there is no cluster network). */
+export interface PortForwardRegistry {
+  /** Routes port `podPort` of pod `namespace/pod` to the local address `target` (e.g. a test's server on 127.0.0.1). */
+  register(namespace: string, pod: string, podPort: number, target: ForwardTarget): void;
+  /** Forgets one port of the pod, or all its ports without `podPort`; forwards already open stay. */
+  unregister(namespace: string, pod: string, podPort?: number): void;
+  /** Port-forward connections (WebSockets) open now. */
+  readonly active: number;
+  /** TCP connections toward registered addresses open now. */
+  readonly activeConnections: number;
 }
 
 export interface RequestFilter {
@@ -111,6 +134,7 @@ export class OrchApiServer {
   private readonly ops: OperationsType;
   private readonly router: Router;
   private readonly simulation?: ClusterSimulation;
+  private readonly forwards: PortForwards;
   private stopped = false;
 
   private constructor(
@@ -127,6 +151,7 @@ export class OrchApiServer {
     this.serviceEndpoints = this.admission.serviceEndpoints;
     this.ops = new Operations(this.store, this.admission, new ClusterIpAllocator(), new OwnerIndex(this.store));
     this.router = new Router({ store: this.store, registry: this.registry, ops: this.ops, hub: this.hub, signer: this.signer, serverAddress: () => `${this.host}:${this.port}` });
+    this.forwards = new PortForwards(this.store);
     if (options.simulateCluster !== false) this.simulation = new ClusterSimulation(this.store, this.registry, this.ops, { podIpAllocator: options.podIpAllocator, podTerminationMs: options.podTerminationMs });
   }
 
@@ -264,6 +289,11 @@ export class OrchApiServer {
     },
   };
 
+  /** `pods/<name>/portforward`: where each registered pod port really is, and the forwards open. */
+  get portForward(): PortForwardRegistry {
+    return this.forwards;
+  }
+
   /** Sends a BOOKMARK to every watch that allows them, now. */
   sendBookmarks(): void {
     this.hub.sendBookmarks();
@@ -305,6 +335,7 @@ export class OrchApiServer {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
+    server.on('upgrade', (req, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head));
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -322,6 +353,7 @@ export class OrchApiServer {
     this.server = undefined;
     if (!server) return;
     this.hub.endAll();
+    this.forwards.endAll();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await closed;
@@ -335,13 +367,20 @@ export class OrchApiServer {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const info: RouteInfo = {};
     const contentType = req.headers['content-type']?.split(';')[0].trim() || undefined;
-    const entry = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams.entries()), at: Date.now(), contentType } as RequestLogEntry &
+    const impersonate = impersonationOf(req);
+    const entry = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams.entries()), at: Date.now(), contentType, ...(impersonate ? { impersonate } : {}) } as RequestLogEntry &
       RouteInfo & { status?: number; body?: unknown };
     this.log.push(entry);
     res.on('finish', () => (entry.status = res.statusCode));
     try {
       if (!PUBLIC_PATHS.has(url.pathname)) await this.authenticate(req);
       this.injectFailure(req.method ?? '', url);
+      // Port-forward is a connection upgrade; a plain request to it is refused as the kubelet does.
+      if (portForwardTarget(url.pathname)) {
+        info.verb = 'create';
+        info.resource = 'pods/portforward';
+        throw badRequest('Upgrade request required');
+      }
       await this.router.route(req, res, url, info);
     } catch (err) {
       const error = err instanceof ApiError ? err : internal((err as Error).message);
@@ -350,6 +389,35 @@ export class OrchApiServer {
       entry.verb = info.verb;
       entry.resource = info.resource;
       if (!contentType?.includes('protobuf')) entry.body = loggedBody(requestBodies.get(req));
+    }
+  }
+
+  /** A connection upgrade: pods/<name>/portforward (authenticated and logged like any request); anything else is refused. */
+  private async upgrade(req: import('node:http').IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', () => undefined);
+    if (!this.server || this.stopped) {
+      socket.destroy();
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const impersonate = impersonationOf(req);
+    const entry = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams.entries()), at: Date.now(), ...(impersonate ? { impersonate } : {}) } as RequestLogEntry &
+      RouteInfo & { status?: number };
+    this.log.push(entry);
+    try {
+      await this.authenticate(req);
+      this.injectFailure(req.method ?? '', url);
+      const target = portForwardTarget(url.pathname);
+      if (!target) throw pathNotFound();
+      // The real server authorizes a WebSocket port-forward as `create` on pods/portforward.
+      entry.verb = 'create';
+      entry.resource = 'pods/portforward';
+      this.forwards.upgrade(req, socket, head, target, url.searchParams);
+      entry.status = 101;
+    } catch (err) {
+      const error = err instanceof ApiError ? err : internal((err as Error).message);
+      entry.status = error.code;
+      refuseUpgrade(socket, error);
     }
   }
 
@@ -384,6 +452,25 @@ export class OrchApiServer {
       throw details ? new ApiError(error.code, error.reason, error.message, details) : error;
     }
   }
+}
+
+/** The request's impersonation headers, each header line of a repeated one kept apart (as the real server reads them). */
+function impersonationOf(req: import('node:http').IncomingMessage): Impersonation | undefined {
+  const headers = req.headersDistinct;
+  const user = headers['impersonate-user']?.[0];
+  const groups = headers['impersonate-group'];
+  const uid = headers['impersonate-uid']?.[0];
+  if (user === undefined && groups === undefined && uid === undefined) return undefined;
+  return { ...(user !== undefined ? { user } : {}), ...(groups !== undefined ? { groups: [...groups] } : {}), ...(uid !== undefined ? { uid } : {}) };
+}
+
+/** An upgrade refused with a Status answer, written on the raw connection, which then closes. */
+function refuseUpgrade(socket: Duplex, error: ApiError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(error.status());
+  socket.end(
+    `HTTP/1.1 ${error.code} ${http.STATUS_CODES[error.code] ?? error.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-cache, private\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** A request body for the log: JSON parsed, other text as it is, nothing when empty. */
