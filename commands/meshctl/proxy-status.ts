@@ -1,10 +1,10 @@
-import { command, intFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
-import { DaemonSession, OrchReach, podOfTarget, proxyConfigDump, proxyStatusDiff, proxyStatusList, readProxyDumpFile, XdsConnectionFlags } from '../../src/modules/meshd-debug';
+import { command, intFlag, MeshCommand, stringFlag, withProgress } from '../../src/modules/cli';
+import { podOfTarget, proxyConfigDump, proxyStatusDiff, proxyStatusList, readProxyDumpFile } from '../../src/modules/meshd-debug';
 import { UserError } from '../../src/modules/shared/user-error';
 import { xdsConnectionFlags } from './flag-groups';
 import { outputFormatFlag } from './flag-types';
 import { TARGET_USAGE, targetArgs } from './target-arg';
-import { controlPlaneReach } from './xds-session';
+import { ControlPlaneFlags, withReach, withSession } from './xds-session';
 
 // One command serves both `proxy-status` and `experimental proxy-status` (same flags and effect).
 @command({
@@ -31,27 +31,19 @@ import { controlPlaneReach } from './xds-session';
 export class ProxyStatus extends MeshCommand {
   async run(): Promise<void> {
     const { flags, args } = await this.parse(ProxyStatus);
-    const reach = controlPlaneReach(this.scope, flags);
-    if (args.target !== undefined) {
-      if (flags.output) throw new UserError('--output applies to the status of every proxy, not to the difference for one');
-      // Without the orchestrator (--file with --xds-address), the pod is read from the argument.
-      const pod = flags.file ? podOfTarget(args.target, flags.namespace || 'default') ?? (await reach.resolvePod(args.target, flags.namespace)) : await reach.resolvePod(args.target, flags.namespace);
-      const dump = flags.file ? readProxyDumpFile(flags.file) : await proxyConfigDump(reach, pod);
-      await this.withSession(flags, reach, async (session) => this.write(await proxyStatusDiff(session, `${pod.name}.${pod.namespace}`, dump)));
-      return;
-    }
-    if (flags.file) throw new UserError('--file compares one proxy: name it (proxy-status <pod> --file <dump>)');
-    await this.withSession(flags, reach, async (session) => {
-      process.stdout.write(await proxyStatusList(session, { namespace: flags.namespace || undefined, output: flags.output as 'json' | 'yaml' | undefined, verbosity: flags.verbosity }));
+    const daemons = flags as unknown as ControlPlaneFlags;
+    await withReach(this.scope, flags, async (reach) => {
+      if (args.target !== undefined) {
+        if (flags.output) throw new UserError('--output applies to the status of every proxy, not to the difference for one');
+        // With --file the orchestrator is not needed for a pod named as <name>[.<namespace>].
+        const pod = (flags.file && podOfTarget(args.target, flags.namespace || 'default')) || (await withProgress(`finding ${args.target}`, () => reach.resolvePod(args.target!, flags.namespace)));
+        const dump = flags.file ? readProxyDumpFile(flags.file) : await withProgress(`reading the config dump of ${pod.name}.${pod.namespace}`, () => proxyConfigDump(reach, pod));
+        this.write(await withSession(reach, daemons, (session) => proxyStatusDiff(session, `${pod.name}.${pod.namespace}`, dump)));
+        return;
+      }
+      if (flags.file) throw new UserError('--file compares one proxy: name it (proxy-status <pod> --file <dump>)');
+      const output = flags.output as 'json' | 'yaml' | undefined;
+      process.stdout.write(await withSession(reach, daemons, (session) => proxyStatusList(session, { namespace: flags.namespace || undefined, output, verbosity: flags.verbosity })));
     });
-  }
-
-  private async withSession(flags: Record<string, unknown>, reach: OrchReach, work: (s: DaemonSession) => Promise<void>): Promise<void> {
-    const session = await DaemonSession.open({ flags: flags as unknown as XdsConnectionFlags, meshNamespace: String(flags.meshNamespace), revision: (flags.revision as string) || undefined, reach: () => reach });
-    try {
-      await work(session);
-    } finally {
-      await session.close();
-    }
   }
 }

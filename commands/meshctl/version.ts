@@ -2,9 +2,9 @@ import { Command } from '@oclif/core';
 import { inject } from 'inversify';
 import { BuildInfo, BuildInfoToken } from '../../src/modules/build-info';
 import { boolFlag, command, MeshCommand, stringFlag, versionFlags } from '../../src/modules/cli';
-import { controlPlaneVersions, DaemonSession, renderVersionReport, VersionReport, XdsConnectionFlags } from '../../src/modules/meshd-debug';
+import { controlPlaneVersions, renderVersionReport, VersionReport, XdsConnectionFlags } from '../../src/modules/meshd-debug';
 import { UserError } from '../../src/modules/shared/user-error';
-import { controlPlaneReach } from './xds-session';
+import { ControlPlaneFlags, withReach, withSession } from './xds-session';
 
 /** How `version` reaches the daemons when it has no XDS-connection flags: their pods, token security. */
 const DEFAULT_CONNECTION: XdsConnectionFlags = { 'xds-port': 15012, timeout: { milliseconds: 30_000 } };
@@ -42,15 +42,8 @@ export class Version extends MeshCommand {
     if (failure) throw new UserError(`control plane version: ${failure} (--remote=false checks the client only)`);
   }
 
-  private async askControlPlane(flags: Record<string, unknown>): Promise<Pick<VersionReport, 'meshVersion' | 'dataPlaneVersion'>> {
-    const connection = { ...DEFAULT_CONNECTION, ...(flags as Partial<XdsConnectionFlags>) } as XdsConnectionFlags;
-    const revision = (flags.revision as string) || undefined;
-    const reach = controlPlaneReach(this.scope, flags);
-    const session = await DaemonSession.open({ flags: connection, meshNamespace: String(flags.meshNamespace), revision, reach: () => reach });
-    try {
-      return await controlPlaneVersions(session, revision ?? 'default');
-    } finally {
-      await session.close();
-    }
+  private askControlPlane(flags: Record<string, unknown>): Promise<Pick<VersionReport, 'meshVersion' | 'dataPlaneVersion'>> {
+    const daemons = { ...DEFAULT_CONNECTION, ...flags } as ControlPlaneFlags;
+    return withReach(this.scope, flags, (reach) => withSession(reach, daemons, (session) => controlPlaneVersions(session, daemons.revision || 'default')));
   }
 }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { boolFlag, command, MeshCommand, stringFlag } from '../../../src/modules/cli';
-import { DaemonSession, internalDebug, XdsConnectionFlags } from '../../../src/modules/meshd-debug';
+import { internalDebug } from '../../../src/modules/meshd-debug';
 import { UserError } from '../../../src/modules/shared/user-error';
 import { xdsConnectionFlags } from '../flag-groups';
-import { controlPlaneReach } from '../xds-session';
+import { ControlPlaneFlags, withReach, withSession } from '../xds-session';
 
 @command({
   program: 'meshctl',
@@ -26,12 +26,8 @@ export class ExperimentalInternalDebug extends MeshCommand {
   async run(): Promise<void> {
     const { flags, args } = await this.parse(ExperimentalInternalDebug);
     if (!args.type) throw new UserError('debug type is required, e.g. syncz (internal-debug list shows them all)');
-    const reach = controlPlaneReach(this.scope, flags);
-    const session = await DaemonSession.open({ flags: flags as unknown as XdsConnectionFlags, meshNamespace: flags.meshNamespace, revision: flags.revision || undefined, reach: () => reach });
-    try {
-      process.stdout.write(await internalDebug(session, args.type, flags.all ?? false));
-    } finally {
-      await session.close();
-    }
+    const type = args.type;
+    const text = await withReach(this.scope, flags, (reach) => withSession(reach, flags as unknown as ControlPlaneFlags, (session) => internalDebug(session, type, flags.all ?? false)));
+    process.stdout.write(text);
   }
 }

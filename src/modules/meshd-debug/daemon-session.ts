@@ -44,6 +44,8 @@ export interface OrchReach extends ControlPlaneReach {
   resolvePod(target: string, flagNamespace: string | undefined): Promise<{ name: string; namespace: string }>;
   /** The body of GET `path` on the pod's `port` through a port-forward (a 2xx answer; else an error naming the pod). */
   podGet(pod: { name: string; namespace: string }, port: number, path: string): Promise<Buffer>;
+  /** Ends every forward and connection it opened. */
+  close(): Promise<void>;
 }
 
 export interface SessionOptions {

@@ -28,3 +28,4 @@ export { ConfigDumpJson, lastRouteLoad, rfc1123, syncDiff, SyncDiff } from './sy
 export { DEBUG_SYNCZ_TYPE, filterNamespace, instanceId, Json, JsonObject, layout, responseInstance, statusTable, synczJson } from './sync-status';
 export { splitLines, unifiedDiff } from './unified-diff';
 export { podOfTarget } from './pod-target';
+export { OrchAccessReach, ROOT_CERT_CONFIGMAP } from './orch-reach';
