@@ -98,12 +98,13 @@ const routes: Section = {
 
 /** The section's diff, '' when it matches. */
 function sectionDiff(section: Section, daemon: ConfigDumpJson, proxy: ConfigDumpJson): string {
-  const render = (dump: ConfigDumpJson, who: string) => {
+  // A dump without the section says so in its place (the diff's file names say whose).
+  const render = (dump: ConfigDumpJson) => {
     const found = sectionOf(dump, section.dumpType);
-    if (!found) return `the ${who} config dump has no ${section.dumpType.slice(section.dumpType.lastIndexOf('.') + 1)}\n`;
+    if (!found) return `the config dump has no ${section.dumpType.slice(section.dumpType.lastIndexOf('/') + 1)}`;
     return JSON.stringify(section.reduce(found), null, INDENT);
   };
-  return unifiedDiff(splitLines(render(daemon, 'daemon')), splitLines(render(proxy, 'proxy')), `Meshd ${section.title}`, `Proxy ${section.title}`, CONTEXT_LINES);
+  return unifiedDiff(splitLines(render(daemon)), splitLines(render(proxy)), `Meshd ${section.title}`, `Proxy ${section.title}`, CONTEXT_LINES);
 }
 
 /** The section of `dumpType`, in canonical proto3 JSON. */

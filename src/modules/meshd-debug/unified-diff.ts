@@ -14,6 +14,8 @@ const MAX_EDITS = 2000;
 /** Lines keeping their ends, the last one given one (difflib.SplitLines). */
 export function splitLines(text: string): string[] {
   const lines = text.split(/(?<=\n)/);
+  // As Go's strings.SplitAfter: a text ending in a newline ends with an empty line.
+  if (text.endsWith('\n')) lines.push('');
   lines[lines.length - 1] += '\n';
   return lines;
 }
