@@ -106,7 +106,7 @@ export class DaemonSession {
       } catch (err) {
         throw new UserError(`cannot get a token for service account ${TOKEN_SERVICE_ACCOUNT} in namespace ${o.meshNamespace} (use --cert-dir or --plaintext to go without): ${(err as Error).message}`);
       }
-      rootsPem = await reach!.meshRoots(o.meshNamespace).catch(() => undefined);
+      rootsPem = await reach!.meshRoots(o.meshNamespace);
     }
     const security = channelSecurity({
       plaintext,

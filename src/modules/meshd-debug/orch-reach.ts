@@ -56,8 +56,10 @@ export class OrchAccessReach implements OrchReach {
       const map = await this.orch.client.api(k8s.CoreV1Api).readNamespacedConfigMap({ name: ROOT_CERT_CONFIGMAP, namespace });
       return map.data?.[ROOT_CERT_KEY] || undefined;
     } catch (err) {
-      if (statusCodeOf(err) === 404) return undefined;
-      throw err;
+      // Not published, or not ours to read: the daemon goes unverified, as the incumbent always leaves it with a token.
+      const code = statusCodeOf(err);
+      if (code === 404 || code === 403) return undefined;
+      throw new UserError(`cannot read the mesh roots (ConfigMap ${ROOT_CERT_CONFIGMAP} in namespace ${namespace}): ${apiErrorMessage(err)}`);
     }
   }
 
