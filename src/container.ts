@@ -7,6 +7,7 @@ import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
 import { xdsModule } from './modules/xds/module';
 import { debugModule } from './modules/debug/module';
+import { ctrlzModule } from './modules/ctrlz/module';
 import { CommandArgv, CommandFactory, CommandTreeToken, OclifConfig } from './modules/cli/command-injection';
 import { CommandScope } from './modules/cli/command-scope';
 import type { CommandTree } from './modules/cli/command-tree';
@@ -14,6 +15,7 @@ import { CommandContribution } from './modules/cli/contributions';
 import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
+import { diagnoseModule } from './modules/diagnose';
 import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
 import { leaderElectionModule } from './modules/leader-election';
@@ -89,9 +91,11 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     generatorsModule(),
     xdsModule(),
     debugModule(),
+    ctrlzModule(),
     leaderElectionModule(),
     webhookModule(),
     discoveryModule(),
+    diagnoseModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),

@@ -1,5 +1,8 @@
 import { Args } from '@oclif/core';
-import { boolFlag, command, GroupCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { adminLog, ScopeOutputFormat } from '../../src/modules/admin';
+import { boolFlag, command, GroupCommand, MeshCommand, stringFlag, terminalProgress, uint16Flag } from '../../src/modules/cli';
+import { OrchClientOptionsToken } from '../../src/modules/orch';
+import { meshctlOrchOptions, MeshctlOrchFlags, OrchAccess } from '../../src/modules/orch-access';
 import { outputFormatFlag } from './flag-types';
 
 /** The `admin` group's flag; its subcommands inherit it (a cobra persistent flag). */
@@ -39,4 +42,31 @@ export class Admin extends GroupCommand {}
     'pod-name': Args.string({ required: false, description: 'control-plane daemon pod; all matching --selector when absent' }),
   },
 })
-export class AdminLog extends NotYetImplementedCommand {}
+export class AdminLog extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags, args } = await this.parse(AdminLog);
+    const access = this.scope.resolve(OrchAccess, [[OrchClientOptionsToken, meshctlOrchOptions(flags as MeshctlOrchFlags)]]);
+    // A spinner on a terminal while pods are looked up and their ControlZ ports forwarded.
+    const progress = terminalProgress('looking for daemon pods...');
+    try {
+      const out = await adminLog(access, {
+        pod: args['pod-name'],
+        // The daemons live in the mesh namespace unless -n says otherwise, as with the incumbent.
+        namespace: flags.namespace || flags.meshNamespace,
+        selector: flags.selector,
+        revision: flags.revision,
+        ctrlzPort: flags.ctrlz_port,
+        level: flags.level,
+        stackTraceLevel: flags['stack-trace-level'],
+        reset: flags.reset ?? false,
+        output: flags.output as ScopeOutputFormat,
+        progress: (message) => progress.update(message),
+      });
+      progress.done();
+      process.stdout.write(out);
+    } finally {
+      progress.done();
+      await access.close();
+    }
+  }
+}

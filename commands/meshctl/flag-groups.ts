@@ -40,8 +40,8 @@ export const proxyConfigFlags = {
 
 /** Reading a ztunnel (node proxy) configuration dump. */
 export const ztunnelFlags = {
-  file: stringFlag('read this ztunnel config dump (JSON) instead of asking the ztunnel', { char: 'f' }),
-  node: stringFlag('only show workloads on this node'),
+  file: stringFlag('read this ztunnel config dump (JSON; - for standard input) instead of asking a ztunnel', { char: 'f' }),
+  node: stringFlag('ask the ztunnel running on this node (instead of naming its pod)'),
   output: outputShortJsonYaml(),
   'proxy-admin-port': uint16Flag('admin port of the ztunnel', { default: 15000 }),
 };

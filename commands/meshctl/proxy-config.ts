@@ -1,5 +1,5 @@
 import { Command } from '@oclif/core';
-import { boolFlag, command, GroupCommand, MeshCommand, NotYetImplementedCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
+import { boolFlag, command, GroupCommand, MeshCommand, stringFlag, uint16Flag } from '../../src/modules/cli';
 import {
   allSummary,
   bootstrapData,
@@ -24,7 +24,19 @@ import {
   secretsData,
   secretsTable,
   versionSummary,
+  ADMIN_PATHS,
+  adminJson,
+  applyLogLevels,
+  liveConfigDump,
+  parseLevelFlag,
+  ProxyPod,
+  renderLogLevels,
+  resolveProxyPod,
+  RESET_LEVEL,
+  selectProxyPods,
 } from '../../src/modules/proxy-dump';
+import { MeshctlOrchFlags } from '../../src/modules/orch-access';
+import { withOrchAccess } from './orch-access-scope';
 import { outputFormatFlag } from './flag-types';
 import { pickFlags, proxyConfigFlags, proxyLogLevelFlags } from './flag-groups';
 import { TARGET_USAGE, targetArgs } from './target-arg';
@@ -47,22 +59,41 @@ const filters = {
 };
 
 type Output = 'short' | 'json' | 'yaml';
-type Flags = Record<string, unknown> & { file?: string; output?: string };
+type Flags = Record<string, unknown> & MeshctlOrchFlags & { file?: string; output?: string; namespace?: string; 'proxy-admin-port'?: number };
 
 /**
- * A proxy-config subcommand reading a saved config dump (`-f`). Reading a live proxy needs a
- * port-forward through the orchestrator API, which is not built yet: without `-f` it says so.
+ * A proxy-config subcommand: reads the named pod's proxy through a port-forward to its admin
+ * port (`--proxy-admin-port`), or a saved config dump (`-f`) without the orchestrator API.
  */
 abstract class ProxyDumpCommand extends MeshCommand {
+  /** What the live proxy is asked (ADMIN_PATHS). */
+  protected abstract readonly adminPath: string;
+
   async run(): Promise<void> {
-    const { flags } = await this.parse(this.constructor as Command.Class);
+    const { flags, args } = await this.parse(this.constructor as Command.Class);
     const f = flags as Flags;
-    if (!f.file) this.fail(`${this.commandLine} without -f needs the orchestrator API to reach the proxy, which is not built yet; pass a saved config dump with -f`);
-    this.write(this.renderFile(f.file, (f.output ?? 'short') as Output, f));
+    const target = (args as { target?: string }).target;
+    const name = this.meta.path.split(' ').pop();
+    if (target === undefined && !f.file) this.fail(`${name} requires pod name or --file parameter`);
+    if (target !== undefined && f.file) this.fail(`${name} takes a pod name or --file, not both`);
+    const output = (f.output ?? 'short') as Output;
+    if (f.file) {
+      this.write(this.renderFile(f.file, output, f));
+      return;
+    }
+    const text = await withOrchAccess(this.scope, f, async (access) => {
+      const pod = await resolveProxyPod(access, target!, f.namespace, f['proxy-admin-port'] ?? 15000);
+      return this.renderLive(pod, output, f);
+    }, `reading the proxy of ${target} through the orchestrator API`);
+    this.write(text);
   }
 
   protected renderFile(file: string, output: Output, flags: Flags): string {
     return this.render(readConfigDump(file), output, flags);
+  }
+
+  protected async renderLive(pod: ProxyPod, output: Output, flags: Flags): Promise<string> {
+    return this.render(await liveConfigDump(pod.call, this.adminPath, pod.source), output, flags);
   }
 
   /** The text to print for this dump. */
@@ -109,6 +140,8 @@ export class ProxyConfig extends GroupCommand {}
   args: targetArgs,
 })
 export class ProxyConfigAll extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.all;
+
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
     const filter = { ...clusterFilter(flags), address: flags.address as string | undefined, type: flags.type as string | undefined, name: flags.name as string | undefined };
     return shortOrData(output, () => allSummary(dump, filter, flags['with-headers'] === true), () => toProtoJson({ configs: dump.configs }));
@@ -126,6 +159,8 @@ export class ProxyConfigAll extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigBootstrap extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.bootstrap;
+
   protected render(dump: ConfigDump, output: Output): string {
     return shortOrData(output, () => versionSummary(dump), () => bootstrapData(dump));
   }
@@ -141,6 +176,8 @@ export class ProxyConfigBootstrap extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigCluster extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.cluster;
+
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
     const filter = clusterFilter(flags);
     return shortOrData(output, () => clustersTable(dump, filter), () => clustersData(dump, filter));
@@ -157,6 +194,8 @@ export class ProxyConfigCluster extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigEcds extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.ecds;
+
   protected render(dump: ConfigDump, output: Output): string {
     return shortOrData(output, () => ecdsTable(dump), () => ecdsData(dump));
   }
@@ -171,6 +210,8 @@ export class ProxyConfigEcds extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigEds extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.eds;
+
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
     const filter = edsFilter(flags);
     return shortOrData(output, () => edsTable(dump, filter), () => edsData(dump, filter));
@@ -187,6 +228,8 @@ export class ProxyConfigEds extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigRoutes extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.route;
+
   // Always the reference's verbose table (its default for routes), so there is no --verbose here.
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
     const name = flags.name as string | undefined;
@@ -204,6 +247,8 @@ export class ProxyConfigRoutes extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigSecret extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.secret;
+
   protected render(dump: ConfigDump, output: Output): string {
     return shortOrData(output, () => secretsTable(dump), () => secretsData(dump));
   }
@@ -219,10 +264,20 @@ export class ProxyConfigSecret extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigEndpoint extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.endpoint;
+
   /** The proxy's saved `/clusters?format=json` answer, as the reference reads; else a config dump's EDS section. */
   protected override renderFile(file: string, output: Output, flags: Flags): string {
     const data = readDumpData(file);
     if (!isClustersStatus(data)) return this.render(readConfigDump(file), output, flags);
+    const filter = edsFilter(flags);
+    return shortOrData(output, () => hostStatusesTable(data, filter), () => hostStatusesData(data, filter));
+  }
+
+  /** Live, the proxy's `/clusters?format=json`, as the reference reads it. */
+  protected override async renderLive(pod: ProxyPod, output: Output, flags: Flags): Promise<string> {
+    const data = await adminJson(pod.call, this.adminPath, pod.source);
+    if (!isClustersStatus(data)) this.fail(`the proxy admin of ${pod.source} answered GET ${this.adminPath} without "cluster_statuses"`);
     const filter = edsFilter(flags);
     return shortOrData(output, () => hostStatusesTable(data, filter), () => hostStatusesData(data, filter));
   }
@@ -243,6 +298,8 @@ export class ProxyConfigEndpoint extends ProxyDumpCommand {
   args: targetArgs,
 })
 export class ProxyConfigListener extends ProxyDumpCommand {
+  protected readonly adminPath = ADMIN_PATHS.listener;
+
   protected render(dump: ConfigDump, output: Output, flags: Flags): string {
     const filter = { address: flags.address as string | undefined, port: flags.port as number | undefined, type: flags.type as string | undefined };
     return shortOrData(output, () => listenersTable(dump, filter, flags.verbose === true), () => listenersData(dump, filter));
@@ -262,4 +319,22 @@ export class ProxyConfigListener extends ProxyDumpCommand {
   },
   args: targetArgs,
 })
-export class ProxyConfigLog extends NotYetImplementedCommand {}
+export class ProxyConfigLog extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags, args } = await this.parse(ProxyConfigLog);
+    const f = flags as typeof flags & MeshctlOrchFlags & { namespace?: string };
+    if (!f.selector && args.target === undefined) this.fail('log requires pod name or --selector');
+    if (f.selector && args.target !== undefined) this.fail('name cannot be provided when a selector is specified');
+    if (f.reset && f.level) this.fail('--level cannot be combined with --reset');
+    // Checked before any request: a bad level never half-changes a proxy.
+    const change = f.reset ? { all: RESET_LEVEL, loggers: new Map() } : parseLevelFlag(f.level ?? '');
+    const output = (f.output ?? 'short') as 'short' | 'json' | 'yaml';
+    const outcome = await withOrchAccess(this.scope, f, async (access) => {
+      const port = f['proxy-admin-port'];
+      const pods = f.selector ? await selectProxyPods(access, f.selector, f.namespace, port) : [await resolveProxyPod(access, args.target!, f.namespace, port)];
+      return applyLogLevels(pods, change);
+    }, 'asking the proxies for their logging levels');
+    if (outcome.done.length > 0) process.stdout.write(renderLogLevels(outcome.done, output));
+    if (outcome.errors.length > 0) this.fail(outcome.errors.join('; '));
+  }
+}

@@ -8,5 +8,6 @@ export const TARGET_USAGE = '[<type>/]<name>[.<namespace>]';
  * file, a label selector, or all proxies), so the command decides when it is missing.
  */
 export const targetArgs = {
-  target: Args.string({ required: false, description: 'pod name, or deployment/<name>; append .<namespace> to pick the namespace' }),
+  // ignoreStdin: oclif would otherwise take piped input (`... | meshctl ztunnel-config w -f -`) as the pod name.
+  target: Args.string({ required: false, ignoreStdin: true, description: 'pod name, or deployment/<name>; append .<namespace> to pick the namespace' }),
 };

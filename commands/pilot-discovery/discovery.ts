@@ -92,6 +92,9 @@ export class Discovery extends MeshCommand {
       tlsKeyFile: flags.tlsKeyFile,
       caCertFile: flags.caCertFile,
       tlsCipherSuites: flags['tls-cipher-suites'],
+      ctrlzAddress: flags.ctrlz_address,
+      ctrlzPort: flags.ctrlz_port,
+      profile: flags.profile ?? false,
     };
     // Resolving checks the flags, the settings and the mesh config; a UserError names what to fix.
     const daemon = this.scope.resolve<Daemon>(DaemonToken, [

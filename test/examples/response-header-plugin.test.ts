@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { TypeUrl } from '../../src/modules/envoy/type-urls';
 import { HCM_TYPE, ROUTER_TYPE } from '../../src/modules/envoy/well-known';
 import type { BuiltInProxy } from '../../src/modules/proxy/builtin-proxy';
+import { ProxyLoggers } from '../../src/modules/proxy/logging/proxy-loggers';
 import { RunningAgent, startAgent } from '../helpers/agent';
 import { builtInProxy } from '../helpers/builtin-proxy';
 import { RunningDaemon, startDaemon } from '../helpers/daemon';
@@ -175,7 +176,7 @@ describe('a built-in proxy without the plugin, sent the filter marked is_optiona
       if (next < versions.length) stream.call.write({ type_url: TypeUrl.Listener, version_info: `v${next + 1}`, nonce: `l${next + 1}`, resources: [listener(versions[next])] });
     };
     proxy = builtInProxy();
-    proxy.start({ discoveryAddress: `127.0.0.1:${port}`, node: { id: 'sidecar~127.0.0.75~p.foo~foo.svc.cluster.local', cluster: 'p', metadata: {} }, log: (level, message) => logs.push(`${level} ${message}`) });
+    proxy.start({ discoveryAddress: `127.0.0.1:${port}`, node: { id: 'sidecar~127.0.0.75~p.foo~foo.svc.cluster.local', cluster: 'p', metadata: {} }, loggers: new ProxyLoggers((r) => logs.push(`${r.level} ${r.message}`), 'info') });
     await ads.until(() => ads.streams[0]?.requests.some((r) => r.response_nonce === 'l3'));
   });
 

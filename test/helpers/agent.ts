@@ -17,6 +17,8 @@ export interface AgentSpec {
   namespace: string;
   labels: Record<string, string>;
   env?: Record<string, string>;
+  /** More `pilot-agent proxy` flags (e.g. `--proxyLogLevel`). */
+  args?: string[];
   /** Mutual TLS to the daemon's secure port with a workload certificate from its CA. */
   secure?: {
     secureGrpcPort: number;
@@ -50,7 +52,7 @@ export async function startAgent(spec: AgentSpec): Promise<RunningAgent> {
     binaryPath: '/nonexistent/envoy',
     proxyAdminPort: 0,
   };
-  const program = startProgram('pilot-agent', ['proxy', '--meshConfig', '/nonexistent/mesh'], {
+  const program = startProgram('pilot-agent', ['proxy', '--meshConfig', '/nonexistent/mesh', ...(spec.args ?? [])], {
     INSTANCE_IP: spec.instanceIp,
     POD_NAME: 'app',
     POD_NAMESPACE: spec.namespace,

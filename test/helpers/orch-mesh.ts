@@ -102,6 +102,8 @@ export interface RunPodOptions {
   phase?: string;
   /** Containers (default one named `app` exposing the ports). */
   containers?: unknown[];
+  /** The node the pod runs on (default the test node). */
+  nodeName?: string;
 }
 
 /**
@@ -134,7 +136,7 @@ export async function runPod(server: OrchApiServer, options: RunPodOptions): Pro
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: options.name, namespace, labels, ...(options.annotations ? { annotations: options.annotations } : {}) },
-    spec: { nodeName: NODE_NAME, containers },
+    spec: { nodeName: options.nodeName ?? NODE_NAME, containers },
     status: {
       phase,
       podIP,

@@ -1,5 +1,10 @@
 import { command, GroupCommand, MeshCommand, stringFlag } from '../../../src/modules/cli';
-import { authzCheckTable, readConfigDump } from '../../../src/modules/proxy-dump';
+import { ADMIN_PATHS, authzCheckTable, liveConfigDump, readConfigDump, resolveProxyPod } from '../../../src/modules/proxy-dump';
+import { MeshctlOrchFlags } from '../../../src/modules/orch-access';
+import { withOrchAccess } from '../orch-access-scope';
+
+/** The proxy admin port (spec/03 Limits); this command has no flag to move it, as in the reference. */
+const PROXY_ADMIN_PORT = 15000;
 import { TARGET_USAGE, targetArgs } from '../target-arg';
 
 @command({
@@ -22,9 +27,18 @@ export class ExperimentalAuthz extends GroupCommand {}
 })
 export class ExperimentalAuthzCheck extends MeshCommand {
   async run(): Promise<void> {
-    const { flags } = await this.parse(ExperimentalAuthzCheck);
-    // Reading a live proxy needs the orchestrator API (port-forward), which is not built yet.
-    if (!flags.file) this.fail(`${this.commandLine} without -f needs the orchestrator API to reach the proxy, which is not built yet; pass a saved config dump with -f`);
-    this.write(authzCheckTable(readConfigDump(flags.file, { allowYaml: true })));
+    const { flags, args } = await this.parse(ExperimentalAuthzCheck);
+    if (args.target === undefined && !flags.file) this.fail('check requires pod name or --file parameter');
+    if (args.target !== undefined && flags.file) this.fail('check takes a pod name or --file, not both');
+    if (flags.file) {
+      this.write(authzCheckTable(readConfigDump(flags.file, { allowYaml: true })));
+      return;
+    }
+    const global = flags as unknown as MeshctlOrchFlags & { namespace?: string };
+    const dump = await withOrchAccess(this.scope, global, async (access) => {
+      const pod = await resolveProxyPod(access, args.target!, global.namespace, PROXY_ADMIN_PORT);
+      return liveConfigDump(pod.call, ADMIN_PATHS.authz, pod.source);
+    }, `reading the proxy of ${args.target} through the orchestrator API`);
+    this.write(authzCheckTable(dump));
   }
 }

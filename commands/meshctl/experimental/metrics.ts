@@ -1,4 +1,7 @@
-import { command, durationFlag, NotYetImplementedCommand } from '../../../src/modules/cli';
+import { command, durationFlag, MeshCommand } from '../../../src/modules/cli';
+import { findMetricsStore, metricsHeader, metricsRow, METRICS_STORE_PORT, StoreRequest, workloadMetrics } from '../../../src/modules/diagnose';
+import { MeshctlOrchFlags } from '../../../src/modules/orch-access';
+import { withOrchAccess } from '../orch-access-scope';
 
 @command({
   program: 'meshctl',
@@ -9,4 +12,25 @@ import { command, durationFlag, NotYetImplementedCommand } from '../../../src/mo
   variadic: true,
   flags: { duration: durationFlag('window the rates and latencies are computed over', { char: 'd', default: '1m0s' }) },
 })
-export class ExperimentalMetrics extends NotYetImplementedCommand {}
+export class ExperimentalMetrics extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags, argv } = await this.parse(ExperimentalMetrics);
+    const workloads = (argv as string[]).filter((a) => a !== '');
+    if (workloads.length === 0) this.fail('metrics requires a workload name: experimental metrics <workload name>[.<namespace>]...');
+    if (flags.duration.nanos <= 0n) this.fail(`--duration must be positive, got ${flags.duration}`);
+    await withOrchAccess(this.scope, flags as MeshctlOrchFlags, async (access) => {
+      const store = await findMetricsStore(access.client, flags.meshNamespace);
+      const request: StoreRequest = (path) => access.forwarder.request(store, METRICS_STORE_PORT, { method: 'GET', path });
+      process.stdout.write(metricsHeader());
+      for (const workload of workloads) {
+        let row: string;
+        try {
+          row = metricsRow(await workloadMetrics(request, workload, flags.duration, new Date()));
+        } catch (err) {
+          this.fail((err as Error).message);
+        }
+        process.stdout.write(row);
+      }
+    });
+  }
+}

@@ -15,7 +15,9 @@ import { BuiltInProxy } from '../proxy/builtin-proxy';
 import { Settings, SettingsToken } from '../settings/settings';
 import { UserError } from '../shared/user-error';
 import { AgentMetrics } from './metrics';
-import { BuiltInAdminServer } from './builtin-admin';
+import { BuiltInAdminServer } from './admin/server';
+import { builtInProxyLoggers, builtInProxyVersion } from './builtin-proxy-setup';
+import { BuildInfo, BuildInfoToken } from '../build-info';
 import { AgentFlags, AgentFlagsToken, AgentOptions, agentOptions } from './options';
 import { AgentSecurity } from './security/agent-security';
 import { StatusServer } from './status-server';
@@ -52,6 +54,7 @@ export class Agent {
     @inject(AgentFlagsToken) flags: AgentFlags,
     @inject(LoggingToken) logging: Logging,
     @inject(BuiltInProxy) private readonly builtIn: BuiltInProxy,
+    @inject(BuildInfoToken) private readonly build: BuildInfo,
   ) {
     this.options = agentOptions(settings, flags, logging.scope('default'));
   }
@@ -142,21 +145,24 @@ export class Agent {
   }
 
   private async startBuiltIn(discoveryAddress: string, sdsSocketPath: string | undefined): Promise<void> {
-    const { proxyConfig, log } = this.options;
+    const { proxyConfig, log, envoy } = this.options;
     log.info(`no Envoy binary at ${proxyConfig.binaryPath}: starting the built-in proxy`, { discoveryAddress: proxyConfig.discoveryAddress, node: this.options.node.id });
+    const loggers = builtInProxyLoggers(envoy.proxyLogLevel, envoy.proxyComponentLogLevel, log);
     this.proxy = this.builtIn;
-    this.admin = new BuiltInAdminServer(this.proxy);
+    this.admin = new BuiltInAdminServer(this.proxy, loggers, builtInProxyVersion(this.build));
     const adminPort = await this.admin.start(proxyConfig.proxyAdminPort);
     log.info(`proxy admin listening on 127.0.0.1:${adminPort}`);
     this.proxy.start({
       discoveryAddress,
       node: this.options.node,
       sdsSocketPath,
+      loggers,
       // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
       protocol: this.options.envoy.delta ? 'delta' : 'sotw',
       stripFragmentFromPath: this.options.stripFragmentFromPath,
-      log: (level, message) => log[level](message),
     });
+    const proxy = this.proxy;
+    void proxy.whenReady().then(() => log.info(`built-in proxy ready: listeners ${Object.values(proxy.boundListeners()).join(', ') || '(none)'}`));
   }
 
   /** Envoy with the bootstrap written under configPath; its output goes to the agent's log. */

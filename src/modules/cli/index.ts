@@ -12,4 +12,5 @@ export { VersionCommandBase, versionCommand, versionFlags, formatVersion } from 
 export { completionCommands, CompletionShellCommand, SHELLS } from './completion-command';
 export { RequestCommandBase, requestArgs } from './request-command';
 export { table } from './table';
+export { DashboardOptions, listenPreferring, ServedForward, serveDashboard } from './dashboard-runner';
 export { Progress, terminalProgress, withProgress } from './progress';

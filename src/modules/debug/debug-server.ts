@@ -3,18 +3,21 @@ import { inject, injectable } from 'inversify';
 import { stopHttpServer } from '../monitoring/http-lifecycle';
 import { ListenAddress, listenOn } from '../monitoring/listen-address';
 
-/** What a debug handler answers: `json` (pretty-printed) wins over `text`; status defaults to 200. */
+/** What a debug handler answers: `json` (pretty-printed) wins over `text`, `raw` over both; status defaults to 200. */
 export interface DebugResponse {
   status?: number;
   json?: unknown;
   text?: string;
+  /** A body sent as is with its own content type (a profile, a page). */
+  raw?: { contentType: string; body: Buffer | string; headers?: Record<string, string> };
 }
 
 /** One debug endpoint, mounted at `path` (which must start with `/debug/`). */
 export interface DebugHandler {
   path: string;
   description: string;
-  handle(query: URLSearchParams): Promise<DebugResponse> | DebugResponse;
+  /** `signal` aborts when the client goes away before the answer (long requests stop early). */
+  handle(query: URLSearchParams, signal: AbortSignal): Promise<DebugResponse> | DebugResponse;
 }
 
 /** `true`/`false`, or a reason shown in the 503 body while not ready. */
@@ -73,8 +76,14 @@ export class DebugHttpServer {
       res.setHeader('Allow', 'GET, HEAD');
       return write(res, { status: 405, text: `method ${req.method} not allowed\n` });
     }
+    const abort = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     try {
-      write(res, await this.route(url));
+      const response = await this.route(url, abort.signal);
+      if (abort.signal.aborted) return;
+      write(res, response);
     } catch (err) {
       this.options.onHandlerError?.(url.pathname, err);
       // Headers may be out already if the body failed mid-way; then only the socket can tell.
@@ -83,14 +92,14 @@ export class DebugHttpServer {
     }
   }
 
-  private async route(url: { pathname: string; searchParams: URLSearchParams }): Promise<DebugResponse> {
+  private async route(url: { pathname: string; searchParams: URLSearchParams }, signal: AbortSignal): Promise<DebugResponse> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     if (path === '/ready') return this.ready();
     if (path === '/debug' || path.startsWith('/debug/')) {
       if (!this.options.debugEnabled) return { status: 404, text: DISABLED };
       if (path === '/debug') return { json: this.index() };
       const handler = this.handlers.get(path);
-      if (handler) return handler.handle(url.searchParams);
+      if (handler) return handler.handle(url.searchParams, signal);
     }
     return { status: 404, text: '404 page not found\n' };
   }
@@ -111,6 +120,12 @@ export class DebugHttpServer {
 function write(res: http.ServerResponse, response: DebugResponse): void {
   let body: string;
   let contentType: string;
+  if (response.raw) {
+    const { contentType: type, body: raw, headers } = response.raw;
+    res.writeHead(response.status ?? 200, { ...headers, 'Content-Type': type, 'Content-Length': Buffer.byteLength(raw) });
+    res.end(raw);
+    return;
+  }
   if (response.json !== undefined) {
     // Serialise before writing headers so a value that cannot be serialised becomes a clean 500.
     body = `${JSON.stringify(response.json, null, 2) ?? 'null'}\n`;

@@ -12,12 +12,12 @@ import {
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { DaemonMetrics } from '../monitoring';
 import { OrchClient, OrchConfigError, OrchMetrics } from '../orch';
-import { OrchServiceRegistry, RemoteClusterController, ServiceRegistries } from '../registry';
+import { ClusterDebugInfo, OrchServiceRegistry, RemoteClusterController, ServiceRegistries } from '../registry';
 import { Settings, SettingsToken } from '../settings';
 import { MeshConfig, MeshNetworks } from '../mesh-config';
 import { DaemonFlags, DaemonFlagsToken, DaemonStartError } from './daemon-flags';
 import { MeshConfigMapSource } from './mesh-configmap';
-import { ORCH_RESYNC_MS, orchestratorConfigured, systemNamespaceOf } from './orch-options';
+import { clusterIdOf, ORCH_RESYNC_MS, orchestratorConfigured, systemNamespaceOf } from './orch-options';
 
 /** How often the daemon says what it still waits for while the orchestrator's first lists are not in. */
 const WAIT_LOG_INTERVAL_MS = 5000;
@@ -78,6 +78,16 @@ export class DaemonConfigSources {
   /** Each file under `--configDir` and what became of it (the /debug/config_files page). */
   status(): FileStatus[] {
     return this.fileSource?.status() ?? [];
+  }
+
+  /**
+   * The clusters whose services the daemon reads (the /debug/clusterz page): its own cluster
+   * (no secret) and each remote cluster; none when the Orch registry is off.
+   */
+  clusters(): ClusterDebugInfo[] {
+    if (!this.orchRegistryStarted) return [];
+    const local: ClusterDebugInfo = { id: clusterIdOf(this.flags, this.settings), secretName: '', syncStatus: this.orchRegistry.unsynced().length === 0 ? 'synced' : 'syncing' };
+    return [local, ...this.remoteClusters.debugInfo()];
   }
 
   private async startFiles(): Promise<void> {

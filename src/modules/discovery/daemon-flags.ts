@@ -4,6 +4,7 @@
  * ciphers, registries. Each is checked once, when the daemon is resolved.
  */
 import { inject, injectable } from 'inversify';
+import { ctrlzListenAddress } from '../ctrlz/address';
 import { ListenAddress, parseListenAddress } from '../monitoring/listen-address';
 import { RegistryOptions } from '../registry';
 import { CipherSelection, cipherSelection } from '../security/tls/cipher-suites';
@@ -35,6 +36,11 @@ export interface DaemonFlags {
   tlsKeyFile: string;
   caCertFile: string;
   tlsCipherSuites: string[];
+  /** `--ctrlz_address` (`*` = all addresses) and `--ctrlz_port`: the introspection facility (ControlZ). */
+  ctrlzAddress: string;
+  ctrlzPort: number;
+  /** `--profile`: CPU and heap profiles under `/debug/pprof/`. */
+  profile: boolean;
 }
 
 /** The daemon cannot start as configured; the message names the flag or setting to fix. */
@@ -48,6 +54,7 @@ export class DaemonAddresses {
   readonly monitoring: ListenAddress;
   readonly secureGrpc: ListenAddress | undefined;
   readonly https: ListenAddress | undefined;
+  readonly ctrlz: ListenAddress;
 
   constructor(@inject(DaemonFlagsToken) f: DaemonFlags) {
     this.grpc = parseListenAddress(f.grpcAddr, '--grpcAddr');
@@ -55,6 +62,7 @@ export class DaemonAddresses {
     this.monitoring = parseListenAddress(f.monitoringAddr, '--monitoringAddr');
     this.secureGrpc = f.secureGrpcAddr ? parseListenAddress(f.secureGrpcAddr, '--secureGRPCAddr') : undefined;
     this.https = f.httpsAddr ? parseListenAddress(f.httpsAddr, '--httpsAddr') : undefined;
+    this.ctrlz = ctrlzListenAddress(f.ctrlzAddress, f.ctrlzPort);
   }
 }
 

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { inject, injectable } from 'inversify';
 import { MemoryConfigStore } from '../config';
+import { ControlzServer, InProcessProfiler } from '../ctrlz';
 import { DebugHttpServer } from '../debug';
 import { Logging, LoggingToken } from '../logging';
 import { MeshConfig, MeshNetworks } from '../mesh-config';
@@ -58,6 +59,8 @@ export class Daemon {
     @inject(SettingsToken) private readonly settings: Settings,
     @inject(WorkloadAutoRegistration) private readonly autoRegistration: WorkloadAutoRegistration,
     @inject(DaemonXdsDebug) private readonly xdsDebug: DaemonXdsDebug,
+    @inject(ControlzServer) private readonly ctrlz: ControlzServer,
+    @inject(InProcessProfiler) private readonly profiler: InProcessProfiler,
   ) {}
 
   async start(): Promise<void> {
@@ -65,6 +68,7 @@ export class Daemon {
     // HTTP first, so /ready can say "not ready" while config loads.
     log.info(`HTTP discovery listening on ${formatListenAddress(await this.http.start())}`);
     log.info(`monitoring listening on ${formatListenAddress(await this.monitoring.start())}`);
+    await this.startIntrospection();
 
     await this.sources.start();
     // After the sources: the orchestrator's mesh ConfigMap is a layer of the mesh config.
@@ -115,8 +119,28 @@ export class Daemon {
     this.coordinator.stop();
     await this.xds.stop(this.flags.shutdownDurationMs);
     this.security.stop();
-    await Promise.all([this.http.stop(), this.monitoring.stop(), this.https.stop()]);
+    // The profiler first: a CPU profile in progress ends (its request answered) so its server can close.
+    await this.profiler.stop();
+    await Promise.all([this.http.stop(), this.monitoring.stop(), this.https.stop(), this.ctrlz.stop()]);
     log.info('shutdown complete');
+  }
+
+  /**
+   * The introspection facility (ControlZ), early so log levels can be changed while the daemon
+   * starts, and the profiler with `--profile`. As with the incumbent, a ControlZ port that
+   * cannot be bound is a warning, not a reason to stay down.
+   */
+  private async startIntrospection(): Promise<void> {
+    const log = this.logging.scope('default');
+    if (this.flags.profile) {
+      await this.profiler.start();
+      log.info('profiling on: /debug/pprof/ on the ControlZ and HTTP debug ports');
+    }
+    try {
+      log.info(`ControlZ listening on ${formatListenAddress(await this.ctrlz.start())}`);
+    } catch (err) {
+      log.warn(`ControlZ not started: ${(err as Error).message}`);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { inject, injectable, multiInject, optional } from 'inversify';
 import { MemoryConfigStore } from '../config';
+import { InProcessProfiler, pprofResponse, PROFILING_OFF } from '../ctrlz';
 import { configzHandler, DebugHandler, pluginsHandler, registryzHandler } from '../debug';
 import { XdsGenerators } from '../generators';
 import { PluginStatus, PluginStatusToken } from '../plugins';
@@ -8,6 +9,7 @@ import { DebugResource } from '../xds/debug-requests';
 import { XdsServer } from '../xds/server';
 import { DaemonConfigSources } from './config-sources';
 import { ControlPlaneInstance } from './control-plane-instance';
+import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { PushCoordinator } from './push-coordinator';
 import { configDumpJson, configDumpSections, findConnection, syncz } from './xds-debug';
 
@@ -33,6 +35,8 @@ export class DaemonDebugHandlers {
     @inject(PushCoordinator) private readonly coordinator: PushCoordinator,
     @inject(XdsGenerators) private readonly generators: XdsGenerators,
     @inject(ControlPlaneInstance) private readonly instance: ControlPlaneInstance,
+    @inject(DaemonFlagsToken) private readonly flags: DaemonFlags,
+    @inject(InProcessProfiler) private readonly profiler: InProcessProfiler,
     @multiInject(PluginStatusToken) @optional() plugins: PluginStatus[] | undefined,
   ) {
     this.plugins = plugins ?? [];
@@ -66,6 +70,12 @@ export class DaemonDebugHandlers {
       }),
       pluginsHandler(() => this.plugins),
       { path: '/debug/version', description: "this daemon: its component, replica ID, revision and build", handle: () => ({ json: this.instance.describe() }) },
+      {
+        path: '/debug/clusterz',
+        description: "the clusters whose services the daemon reads: its own and each remote cluster, with the remote secret and sync status",
+        handle: () => ({ json: this.sources.clusters() }),
+      },
+      ...this.pprofHandlers(),
     ];
   }
 
@@ -86,5 +96,28 @@ export class DaemonDebugHandlers {
     const generator = this.generators.byName.get(conn.proxy.generator) ?? this.generators.byName.get('');
     if (!generator) throw new ConfigDumpError(404, `no generator serves GENERATOR=${conn.proxy.generator} of ${conn.proxy.id}`);
     return configDumpSections(conn, push, generator);
+  }
+
+  /**
+   * `/debug/pprof/...` here too (spec/01: profiling at host:port/debug/pprof), answered like
+   * the ControlZ port answers it, from the same profiler (so one CPU profile runs at a time
+   * across both). Without --profile they are listed and say how to turn profiling on.
+   */
+  private pprofHandlers(): DebugHandler[] {
+    const off = this.flags.profile ? '' : ` (${PROFILING_OFF.split(':')[0]})`;
+    const entries: Array<[string, string]> = [
+      ['', 'index of the profiles'],
+      ['/profile', 'CPU profile in the pprof format (?seconds=N)'],
+      ['/heap', 'live heap profile in the pprof format (?gc=1 collects garbage first)'],
+      ['/cmdline', 'the daemon command line, NUL-separated'],
+    ];
+    return entries.map(([suffix, description]) => ({
+      path: `/debug/pprof${suffix}`,
+      description: description + off,
+      handle: async (query, signal) => {
+        const r = await pprofResponse(`/debug/pprof${suffix}`, query, this.flags.profile ? this.profiler : undefined, signal);
+        return { status: r.status, raw: { contentType: r.contentType, body: r.body, headers: r.headers } };
+      },
+    }));
   }
 }

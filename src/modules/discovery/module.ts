@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { MemoryConfigStoreOptionsToken } from '../config';
+import { ControlzOptionsToken } from '../ctrlz';
 import { DebugHttpServerOptionsToken } from '../debug';
 import { MonitoringServer, MonitoringServerOptionsToken } from '../monitoring';
 import { OrchClientOptionsToken } from '../orch';
@@ -23,7 +24,7 @@ import { PipelineMetricsObserver, StoreOptionsWithMetrics } from './observers';
 import { PushOptionsFromSettings } from './pipeline-options';
 import { PushCoordinator, PushCoordinatorOptionsToken, PushPipelineObserverToken } from './push-coordinator';
 import { DaemonReadiness } from './readiness';
-import { DebugServerOptionsFromSettings, MonitoringOptionsFromSettings } from './server-options';
+import { ControlzOptionsFromFlags, DebugServerOptionsFromSettings, MonitoringOptionsFromSettings } from './server-options';
 import { DaemonMeshRoots, LeaderElectionOptionsFromFlags, WebhookOptionsFromFlags } from './webhook-options';
 import { XdsServerOptionsFromSettings } from './xds-server';
 
@@ -58,6 +59,7 @@ export function discoveryModule(): ContainerModule {
     bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
     bind(MonitoringServer).toSelf().inSingletonScope();
     bind(DaemonHttpsServer).toSelf().inSingletonScope();
+    bind(ControlzOptionsToken).to(ControlzOptionsFromFlags).inSingletonScope();
 
     // Webhooks and the singleton controllers (trust plumbing) on the orchestrator.
     bind(WebhookOptionsToken).to(WebhookOptionsFromFlags).inSingletonScope();

@@ -1,11 +1,12 @@
 /** The daemon's HTTP servers' options: addresses from the flags, switches from the settings. */
 import type * as http from 'node:http';
 import { inject, injectable } from 'inversify';
+import { ControlzOptions } from '../ctrlz';
 import { DebugHandler, DebugHttpServer, DebugHttpServerOptions, Readiness } from '../debug';
 import { Logging, LoggingToken } from '../logging';
 import { DaemonMetrics, ListenAddress, MetricsSource, MonitoringServerOptions } from '../monitoring';
 import { Settings, SettingsToken } from '../settings';
-import { DaemonAddresses } from './daemon-flags';
+import { DaemonAddresses, DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { DaemonDebugHandlers } from './debug-handlers';
 import { DaemonReadiness } from './readiness';
 
@@ -53,5 +54,23 @@ export class MonitoringOptionsFromSettings implements MonitoringServerOptions {
     this.localhostOnly = settings.bool('METRICS_LOCALHOST_ACCESS_ONLY');
     // `pilot-discovery request` sends its debug requests to this port.
     this.fallback = debug.listener;
+  }
+}
+
+/** `--ctrlz_address`/`--ctrlz_port`: the introspection facility, with the profiles when `--profile` is set. */
+@injectable()
+export class ControlzOptionsFromFlags implements ControlzOptions {
+  readonly address: ListenAddress;
+  readonly profile: boolean;
+  readonly metrics: ControlzOptions['metrics'];
+
+  constructor(
+    @inject(DaemonAddresses) addresses: DaemonAddresses,
+    @inject(DaemonFlagsToken) flags: DaemonFlags,
+    @inject(DaemonMetrics) metrics: DaemonMetrics,
+  ) {
+    this.address = addresses.ctrlz;
+    this.profile = flags.profile;
+    this.metrics = metrics.registry;
   }
 }

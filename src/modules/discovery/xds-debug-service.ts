@@ -68,10 +68,14 @@ export class DaemonXdsDebug implements XdsDebugService {
       throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `${query.typeUrl} takes a query as its resource name (e.g. ?kind=...), not "${query.argument.slice(0, 100)}"`);
     }
     const response: DebugResponse =
-      query.name === 'list' ? { json: this.knownNames().map((name) => ({ name, description: this.pages.get(name)?.description ?? 'the debug types this daemon answers' })) } : await this.pages.get(query.name)!.handle(query.query);
+      query.name === 'list'
+        ? { json: this.knownNames().map((name) => ({ name, description: this.pages.get(name)?.description ?? 'the debug types this daemon answers' })) }
+        : await this.pages.get(query.name)!.handle(query.query, new AbortController().signal);
     const status = response.status ?? 200;
-    if (status >= 400) throw new XdsDebugError(grpcStatusOf(status), (response.text ?? JSON.stringify(response.json) ?? `status ${status}`).trim());
-    const value = Buffer.from(response.json !== undefined ? JSON.stringify(response.json) : (response.text ?? ''));
+    const body = response.raw ? Buffer.from(response.raw.body) : Buffer.from(response.json !== undefined ? JSON.stringify(response.json) : (response.text ?? ''));
+    if (status >= 400) throw new XdsDebugError(grpcStatusOf(status), body.toString('utf8').trim().slice(0, 1000) || `status ${status}`);
+    // The page's JSON (or its own bytes: a profile) as the value.
+    const value = body;
     return [{ name: query.resourceName, typeUrl: DEBUG_TYPE, value }];
   }
 

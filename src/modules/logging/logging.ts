@@ -1,9 +1,26 @@
 import { Program } from '../settings/types';
-import { ALL_SCOPES, DEFAULT_SCOPE, Level, levelRank } from './levels';
+import { ALL_SCOPES, DEFAULT_SCOPE, Level, levelRank, PROGRAM_SCOPES } from './levels';
 import { defaultLoggingOptions, LoggingOptions } from './options';
+import { SCOPE_DESCRIPTIONS } from './scope-descriptions';
 import { LogSink, openSink } from './sink';
 
 export type LogFields = Record<string, unknown>;
+
+/** One scope as it logs now: what the introspection facility shows and changes. */
+export interface ScopeState {
+  name: string;
+  description: string;
+  outputLevel: Level;
+  stackTraceLevel: Level;
+  logCallers: boolean;
+}
+
+/** A scope the program neither declares nor has created. */
+export class UnknownScopeError extends Error {
+  constructor(readonly scope: string) {
+    super(`unknown scope "${scope}"`);
+  }
+}
 
 export const LoggingToken = Symbol.for('mesh.Logging');
 
@@ -63,6 +80,55 @@ export class Logging {
       this.loggers.set(name, logger);
     }
     return logger;
+  }
+
+  /**
+   * The program's scopes: those it declares (spec/01, spec/02) and any created at run time,
+   * sorted by name. `all` is not among them: it addresses every scope at once.
+   */
+  scopeNames(): string[] {
+    const names = new Set(PROGRAM_SCOPES[this.program].filter((s) => s !== ALL_SCOPES));
+    for (const name of this.loggers.keys()) names.add(name);
+    return [...names].sort();
+  }
+
+  /** How `name` logs now; undefined for a scope the program does not know. */
+  scopeState(name: string): ScopeState | undefined {
+    if (!this.knows(name)) return undefined;
+    return {
+      name,
+      description: SCOPE_DESCRIPTIONS[name] ?? '',
+      outputLevel: this.options.outputLevels.get(name) ?? this.options.defaultOutputLevel,
+      stackTraceLevel: this.options.stacktraceLevels.get(name) ?? this.options.defaultStacktraceLevel,
+      logCallers: this.options.callerScopes.has(name),
+    };
+  }
+
+  /** Changes a scope's minimum output level from now on (the live `--log_output_level`). */
+  setOutputLevel(scope: string, level: Level): void {
+    this.mustKnow(scope);
+    this.options.outputLevels.set(scope, level);
+  }
+
+  /** Changes the level from which a scope's messages carry a stack trace (`none` = never). */
+  setStackTraceLevel(scope: string, level: Level): void {
+    this.mustKnow(scope);
+    this.options.stacktraceLevels.set(scope, level);
+  }
+
+  /** Whether a scope's messages carry the caller's file and line. */
+  setLogCallers(scope: string, on: boolean): void {
+    this.mustKnow(scope);
+    if (on) this.options.callerScopes.add(scope);
+    else this.options.callerScopes.delete(scope);
+  }
+
+  private knows(name: string): boolean {
+    return name !== ALL_SCOPES && (this.loggers.has(name) || PROGRAM_SCOPES[this.program].includes(name));
+  }
+
+  private mustKnow(name: string): void {
+    if (!this.knows(name)) throw new UnknownScopeError(name);
   }
 
   enabled(scope: string, level: Level): boolean {

@@ -13,3 +13,7 @@ export { ListenerFilter, listenersData, listenersTable } from './listeners';
 export { AllFilter, allSummary } from './all';
 export { readDumpData } from './dump';
 export { hostStatusesData, hostStatusesTable, isClustersStatus } from './host-statuses';
+export { ADMIN_PATHS, AdminAnswer, AdminCall, adminJson, adminText, liveConfigDump } from './live';
+export { checkLoggerNames, isEmptyChange, LevelChange, levelRequests, parseActiveLoggers, parseLevelFlag, RESET_LEVEL } from './log-levels';
+export { ProxyPod, resolveProxyPod, selectProxyPods } from './proxy-admin';
+export { applyLogLevels, LevelsOutcome, PodLevels, renderLogLevels } from './log-command';

@@ -18,15 +18,16 @@ import { ListenerManager } from './listeners/listener-manager';
 import { ClusterManager } from './upstream/cluster-manager';
 import { ClusterManagerHttpClient } from './upstream/cluster-http-client';
 import { SdsClient, SecretStore } from './tls/secrets';
+import { ProxyLoggers, stderrProxyLogSink } from './logging/proxy-loggers';
 
-export type ProxyLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
 /** Where and how the proxy runs, given when it starts (the agent knows its xDS socket only then). */
 export interface BuiltInProxyOptions {
   /** `host:port` of the daemon's xDS server, or `unix:<path>` of the agent's xDS proxy. */
   discoveryAddress: string;
   node: AdsNode;
-  log: ProxyLog;
+  /** The proxy's named loggers (the admin port changes their levels); default: all at `warning`, to stderr. */
+  loggers?: ProxyLoggers;
   /** Asked for on each new channel to the daemon; default plain text. */
   credentials?: () => grpc.ChannelCredentials;
   /** Channel options toward the daemon (keepalive...). */
@@ -73,6 +74,8 @@ export class BuiltInProxy {
   private readonly clusterClient: ClusterManagerHttpClient;
   private readonly applied: AppliedConfig = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), versions: {} };
   private running?: Running;
+  private proxyLoggers?: ProxyLoggers;
+  private readonly startedAt = Date.now();
   private clustersApplied = false;
   private listenersApplied = false;
   private readyWaiters: Array<() => void> = [];
@@ -93,8 +96,10 @@ export class BuiltInProxy {
   /** Connects to the daemon (or the agent's xDS proxy) and serves what it sends. */
   start(options: BuiltInProxyOptions): void {
     if (this.running) throw new Error('the built-in proxy is already started');
-    const log = options.log;
-    const context: FilterContext = { now: options.now ?? Date.now, log: (level, message) => log(level, message), clusters: this.clusterClient };
+    const loggers = options.loggers ?? new ProxyLoggers(stderrProxyLogSink);
+    this.proxyLoggers = loggers;
+    this.router.useLogger(loggers.get('router'));
+    const context: FilterContext = { now: options.now ?? Date.now, log: loggers.get('filter').asLog(), loggers, clusters: this.clusterClient };
     const listeners = new ListenerManager({
       registry: this.registry,
       context,
@@ -103,12 +108,12 @@ export class BuiltInProxy {
       clusters: this.clusters,
       transports: this.transports,
       pathFlags: { stripFragmentFromPath: options.stripFragmentFromPath ?? true },
-      log: (level, message) => log(level, message),
+      log: loggers.get('connection').asLog(),
     });
-    const sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, (level, message) => log(level, message)) : undefined;
+    const sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, loggers.get('secret').asLog()) : undefined;
     const ads = new XdsClient(
       { address: options.discoveryAddress, node: options.node, credentials: options.credentials, channelOptions: options.channelOptions, protocol: options.protocol },
-      { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log },
+      { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log: loggers.get('config').asLog() },
     );
     this.running = { options, listeners, ads, sds };
     sds?.start();
@@ -122,7 +127,7 @@ export class BuiltInProxy {
     const ok = this.clustersApplied && this.listenersApplied && running.listeners.routeNames().every((n) => this.routes.has(n));
     if (ok && !this.wasReady) {
       this.wasReady = true;
-      running.options.log('info', `built-in proxy ready: listeners ${Object.values(running.listeners.bound()).join(', ') || '(none)'}`);
+      this.loggers.get('main').info(`initial configuration applied; serving listeners ${Object.values(running.listeners.bound()).join(', ') || '(none)'}`);
       for (const w of this.readyWaiters.splice(0)) w();
     }
     return ok;
@@ -135,6 +140,22 @@ export class BuiltInProxy {
 
   connected(): boolean {
     return this.running?.ads.connected ?? false;
+  }
+
+  /** The proxy's loggers; before `start`, none exist yet. */
+  get loggers(): ProxyLoggers {
+    if (!this.proxyLoggers) throw new Error('the built-in proxy is not started');
+    return this.proxyLoggers;
+  }
+
+  /** The node it presents to the daemon, once started. */
+  node(): AdsNode | undefined {
+    return this.running?.options.node;
+  }
+
+  /** Milliseconds since this proxy was created (Envoy's uptime). */
+  uptimeMs(): number {
+    return Date.now() - this.startedAt;
   }
 
   config(): AppliedConfig {
@@ -163,16 +184,19 @@ export class BuiltInProxy {
     switch (typeUrl) {
       case TypeUrl.Cluster:
         this.clusters.applyClusters(resources);
+        this.loggers.get('upstream').info(`cds: ${resources.size} cluster(s) applied`);
         this.applied.clusters = resources;
         this.clustersApplied = true;
         ads.subscribe(TypeUrl.ClusterLoadAssignment, this.clusters.edsNames());
         break;
       case TypeUrl.ClusterLoadAssignment:
         this.clusters.applyEndpoints(resources);
+        this.loggers.get('upstream').debug(() => `eds: endpoints of ${[...resources.keys()].join(', ')} applied`);
         for (const [n, r] of resources) this.applied.endpoints.set(n, r);
         break;
       case TypeUrl.Listener:
         await listeners.apply(resources);
+        this.loggers.get('config').info(`lds: ${resources.size} listener(s) applied`);
         this.applied.listeners = resources;
         this.listenersApplied = true;
         ads.subscribe(TypeUrl.RouteConfiguration, listeners.routeNames());
@@ -191,6 +215,7 @@ export class BuiltInProxy {
             this.routes.set(n, table);
             this.applied.routes.set(n, table.config);
           }
+          this.loggers.get('config').debug(() => `rds: route configuration(s) ${compiled.map(([n]) => n).join(', ')} applied`);
         }
         break;
       default:

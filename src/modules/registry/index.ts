@@ -5,6 +5,7 @@ export { REGISTRY_NAMES, RegistryOptionError, RegistryOptions, RegistryOptionsTo
 export { registryModule } from './module';
 export {
   allowedInsecureOptions,
+  ClusterDebugInfo,
   MulticlusterMetrics,
   MulticlusterRegistry,
   OrchRegistryMetrics,

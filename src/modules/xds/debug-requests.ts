@@ -67,9 +67,13 @@ function splitQuery(resource: string): [string, string | undefined] {
   return i < 0 ? [resource, undefined] : [resource.slice(0, i), resource.slice(i + 1)];
 }
 
+/** A page name: segments of letters, digits, `_`, `.` and `-` (`pprof/heap`), none of them `.` or `..`. */
 function checkedName(name: string): string {
   const clean = name.replace(/^\/+|\/+$/g, '');
-  if (!/^[A-Za-z0-9_.-]+$/.test(clean)) throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `"${name.slice(0, 100)}" is not a debug type name`);
+  const segments = clean.split('/');
+  if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(clean) || segments.some((s) => s === '.' || s === '..')) {
+    throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `"${name.slice(0, 100)}" is not a debug type name`);
+  }
   return clean;
 }
 

@@ -12,7 +12,8 @@ import { expect } from 'chai';
 import { resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
 import { RunningDaemon } from '../../helpers/daemon';
 import { httpGet } from '../../helpers/http';
-import { daemonMetric, kubectl, OrchWorld, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
+import { daemonMetric, kubectl, OrchWorld, runPod, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
+import { runCli } from '../../helpers/run-cli';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 const EDS = 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment';
@@ -120,6 +121,38 @@ spec:
     expect(await daemonMetric(daemon, 'remote_cluster_sync_timeouts_total')).to.equal(0);
   });
 
+  it('lists its own cluster and the remote one, with the secret and sync status, at /debug/clusterz', async () => {
+    expect(JSON.parse((await httpGet(daemon.httpPort, '/debug/clusterz')).body)).to.deep.equal([
+      { id: 'cluster-a', secretName: '', syncStatus: 'synced' },
+      { id: 'cluster-b', secretName: 'mesh-system/remote-b', syncStatus: 'synced' },
+    ]);
+  });
+
+  it('is listed by meshctl remote-clusters for each daemon pod, reached through a port-forward to its monitoring port', async () => {
+    // Two replicas of the daemon, as pods of the local cluster whose port 15014 is this daemon's.
+    for (const name of ['meshd-1', 'meshd-2']) await runPod(local.server, { name, namespace: 'mesh-system', labels: { app: 'meshd', 'mesh.io/rev': 'default' }, ports: { 15014: daemon.monitoringPort } });
+    const r = await runCli('meshctl', ['remote-clusters', '--orchconfig', local.kubeconfig]);
+    expect(r.stderr).to.equal('');
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.equal(
+      [
+        'NAME          SECRET                   STATUS     MESHD',
+        'cluster-a                              synced     meshd-1.mesh-system',
+        'cluster-b     mesh-system/remote-b     synced     meshd-1.mesh-system',
+        'cluster-a                              synced     meshd-2.mesh-system',
+        'cluster-b     mesh-system/remote-b     synced     meshd-2.mesh-system',
+        '',
+      ].join('\n'),
+    );
+    const revision = await runCli('meshctl', ['remote-clusters', '-r', 'canary', '--orchconfig', local.kubeconfig]);
+    expect([revision.code, revision.stdout, revision.stderr.trim()]).to.deep.equal([1, '', 'Error: no control plane pod (label app=meshd,mesh.io/rev=canary) is running in namespace mesh-system']);
+    local.server.portForward.unregister('mesh-system', 'meshd-2');
+    const unreachable = await runCli('meshctl', ['remote-clusters', '--orchconfig', local.kubeconfig]);
+    expect(unreachable.code).to.equal(1);
+    expect(unreachable.stderr).to.contain('port 15014 of pod meshd-2 in namespace mesh-system');
+    for (const name of ['meshd-1', 'meshd-2']) await local.server.delete('v1', 'Pod', 'mesh-system', name);
+  });
+
   it('merges a Service of both clusters: the local definition, endpoints of both labelled with their cluster; a remote-only Service too', async () => {
     expect(await endpointClusters(daemon, CART)).to.deep.equal(['10.1.0.1 cluster-a', '10.2.0.1 cluster-b']);
     const cart = (await registry(daemon)).find((s) => s.hostname === CART);
@@ -225,11 +258,14 @@ describe('a remote cluster that does not sync at start-up (PILOT_REMOTE_CLUSTER_
     expect(await daemonMetric(daemon, 'remote_cluster_sync_timeouts_total')).to.equal(1);
     expect(await daemonMetric(daemon, 'meshd_managed_clusters', { cluster_type: 'remote' })).to.equal(1);
     expect(await endpointClusters(daemon, CART)).to.deep.equal(['10.1.0.1 cluster-a']);
+    const clusterz = async () => JSON.parse((await httpGet(daemon.httpPort, '/debug/clusterz')).body);
+    expect((await clusterz())[1]).to.deep.equal({ id: 'cluster-b', secretName: 'mesh-system/remote-b', syncStatus: 'timeout' });
 
     remote.server.faults.clear();
     await waitFor(() => endpointClusters(daemon, CART), (e) => e.includes('10.2.0.1 cluster-b'), 'the remote endpoints after the faults clear', 40_000);
     expect(await endpointClusters(daemon, STOCK)).to.deep.equal(['10.2.0.9 cluster-b']);
     await waitFor(() => daemon.output(), (o) => /remote cluster cluster-b synced: 2 services/.test(o), 'the log of the late sync', 10_000);
+    expect((await clusterz())[1].syncStatus).to.equal('synced');
     expect(await daemonMetric(daemon, 'remote_cluster_sync_timeouts_total')).to.equal(1);
   });
 });

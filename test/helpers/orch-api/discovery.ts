@@ -68,7 +68,7 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
       singularName: t.singular,
       namespaced: t.namespaced,
       kind: t.kind,
-      verbs: VERBS,
+      verbs: t.verbs ?? VERBS,
       ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
       ...(t.categories.length ? { categories: t.categories } : {}),
     });
@@ -103,7 +103,7 @@ export function aggregated(registry: ResourceRegistry, core: boolean): object {
             responseKind: { group, version, kind: t.kind },
             scope: t.namespaced ? 'Namespaced' : 'Cluster',
             singularResource: t.singular,
-            verbs: VERBS,
+            verbs: t.verbs ?? VERBS,
             ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
             ...(t.categories.length ? { categories: t.categories } : {}),
             ...(t.subresources.length

@@ -7,6 +7,7 @@
 export { OrchApiServer, startOrchApiServer } from './server';
 export type { FailureOptions, RequestFilter, RequestLogEntry, StartOptions } from './server';
 export type { WebhookCall } from './admission';
+export type { AccessRule } from './access-review';
 export { NODE_LABELS, NODE_NAME, POD_IP_ANNOTATION, type PodIpAllocator } from './controllers';
 export type { Impersonation, PortForwardRegistry } from './server';
 export type { ForwardTarget } from './portforward';

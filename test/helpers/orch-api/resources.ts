@@ -20,6 +20,8 @@ export interface ResourceType {
   readonly generation: boolean;
   /** The CustomResourceDefinition behind a custom type (as stored). */
   readonly crd?: CrdObject;
+  /** Verbs discovery lists when not all of them (a review type is create-only). */
+  readonly verbs?: readonly string[];
 }
 
 /** The fields of a CustomResourceDefinition this server reads. */
@@ -85,6 +87,7 @@ interface BuiltIn {
   subresources?: string[];
   generation?: boolean;
   categories?: string[];
+  verbs?: string[];
 }
 
 const BUILT_INS: BuiltIn[] = [
@@ -116,6 +119,8 @@ const BUILT_INS: BuiltIn[] = [
   { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false },
   { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'MutatingWebhookConfiguration', plural: 'mutatingwebhookconfigurations', namespaced: false, generation: true, categories: ['api-extensions'] },
   { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration', plural: 'validatingwebhookconfigurations', namespaced: false, generation: true, categories: ['api-extensions'] },
+  // Not stored: a review is answered and forgotten (access-review.ts).
+  { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, verbs: ['create'] },
   { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'], subresources: ['status'], generation: true, categories: ['api-extensions'] },
 ];
 
@@ -132,6 +137,7 @@ function builtInType(b: BuiltIn): ResourceType {
     categories: b.categories ?? [],
     subresources: b.subresources ?? [],
     generation: b.generation ?? false,
+    ...(b.verbs ? { verbs: b.verbs } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import type { Obj, Store } from './store';
 import { jsonOf } from './store';
 import { table, wantsTable } from './table';
 import { requestToken } from './tokens';
+import { type AccessRules, reviewAccess } from './access-review';
 import type { TokenSigner } from './tls';
 import type { WatchHub } from './watch';
 
@@ -46,6 +47,9 @@ export interface RouterDeps {
   readonly hub: WatchHub;
   readonly signer: TokenSigner;
   readonly serverAddress: () => string;
+  readonly access: AccessRules;
+  /** `v<major>.<minor>.<patch>` for /version; default v1.32.0. */
+  readonly serverVersion?: string;
 }
 
 interface Target {
@@ -70,7 +74,7 @@ export class Router {
       case '/readyz':
         return sendText(res, 200, 'ok');
       case '/version':
-        return sendJson(res, 200, { major: '1', minor: '32', gitVersion: 'v1.32.0', gitCommit: 'orch-api-test', gitTreeState: 'clean', buildDate: '2025-01-01T00:00:00Z', goVersion: 'go1.23', compiler: 'gc', platform: 'linux/amd64' });
+        return sendJson(res, 200, versionInfo(this.deps.serverVersion ?? 'v1.32.0'));
       case '/openapi/v2':
         return sendJson(res, 200, openApiV2(registry));
       case '/openapi/v3':
@@ -151,6 +155,11 @@ export class Router {
       warnings,
     });
     const answer = (status: number, obj: Obj) => sendObject(res, status, ops.asVersion(type, obj, version), warnings);
+    if (type.group === 'authorization.k8s.io' && type.plural === 'selfsubjectaccessreviews') {
+      if (method !== 'POST' || name !== undefined || t.watchPath) throw methodNotAllowed();
+      info.verb = 'create';
+      return sendJson(res, 201, reviewAccess(this.deps.access, await readJson(req)));
+    }
 
     if (name === undefined) {
       const watch = t.watchPath || q.get('watch') === 'true' || q.get('watch') === '1';
@@ -333,6 +342,13 @@ function selectorString(selector: Obj | undefined): string {
     else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
   }
   return parts.join(',');
+}
+
+/** The version document of `/version` for `v<major>.<minor>.<patch>`. */
+function versionInfo(gitVersion: string): object {
+  const m = /^v(\d+)\.(\d+)/.exec(gitVersion);
+  if (!m) throw new Error(`serverVersion must look like v1.32.0, got ${JSON.stringify(gitVersion)}`);
+  return { major: m[1], minor: m[2], gitVersion, gitCommit: 'orch-api-test', gitTreeState: 'clean', buildDate: '2025-01-01T00:00:00Z', goVersion: 'go1.23', compiler: 'gc', platform: 'linux/amd64' };
 }
 
 function found<T>(value: T | undefined): T {

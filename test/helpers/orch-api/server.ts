@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { jwtVerify, importJWK } from 'jose';
+import { AccessRules } from './access-review';
 import { type WebhookCall, WebhookAdmission } from './admission';
 import { watchCrds } from './crds';
 import { ApiError, badRequest, internal, pathNotFound, statusFor } from './errors';
@@ -47,6 +48,8 @@ export interface StartOptions {
    * Default 0: pods go at once.
    */
   podTerminationMs?: number;
+  /** The version `/version` reports, `v<major>.<minor>.<patch>`. Default v1.32.0. */
+  serverVersion?: string;
 }
 
 export interface RequestLogEntry {
@@ -121,6 +124,8 @@ export class OrchApiServer {
   readonly token = randomBytes(24).toString('base64url');
   /** `<namespace>/<name>` of a Service -> base URL of the webhook server behind it (there is no cluster network). */
   readonly serviceEndpoints: Map<string, string>;
+  /** What SelfSubjectAccessReviews answer: everything allowed until a test denies some (`access.deny({verb, resource})`). */
+  readonly access = new AccessRules();
   private readonly log: RequestLogEntry[] = [];
   private readonly failures: Failure[] = [];
   private readonly sockets = new Set<Socket>();
@@ -150,7 +155,7 @@ export class OrchApiServer {
     this.admission = new WebhookAdmission(this.store);
     this.serviceEndpoints = this.admission.serviceEndpoints;
     this.ops = new Operations(this.store, this.admission, new ClusterIpAllocator(), new OwnerIndex(this.store));
-    this.router = new Router({ store: this.store, registry: this.registry, ops: this.ops, hub: this.hub, signer: this.signer, serverAddress: () => `${this.host}:${this.port}` });
+    this.router = new Router({ store: this.store, registry: this.registry, ops: this.ops, hub: this.hub, signer: this.signer, serverAddress: () => `${this.host}:${this.port}`, access: this.access, serverVersion: options.serverVersion });
     this.forwards = new PortForwards(this.store);
     if (options.simulateCluster !== false) this.simulation = new ClusterSimulation(this.store, this.registry, this.ops, { podIpAllocator: options.podIpAllocator, podTerminationMs: options.podTerminationMs });
   }

@@ -245,7 +245,7 @@ describe('meshctl proxy-status, internal-debug and version against pilot-discove
 
     it('lists the debug types and gives a proxy config dump by proxyID', async () => {
       const list = JSON.parse(await ok('x', 'internal-debug', 'list')) as Array<{ name: string }>;
-      expect(list.map((l) => l.name)).to.deep.equal(['config_dump', 'config_files', 'configz', 'list', 'plugins', 'registryz', 'syncz', 'version']);
+      expect(list.map((l) => l.name)).to.deep.equal(['clusterz', 'config_dump', 'config_files', 'configz', 'list', 'plugins', 'pprof', 'pprof/cmdline', 'pprof/heap', 'pprof/profile', 'registryz', 'syncz', 'version']);
       const dump = JSON.parse(await ok('x', 'internal-debug', 'config_dump?proxyID=httpbin-1.foo')) as Obj;
       expect(dump.configs.map((c: Obj) => c['@type'])).to.include('type.googleapis.com/envoy.admin.v3.ClustersConfigDump');
       // --all: every daemon's answer under its instance ID.
@@ -256,7 +256,7 @@ describe('meshctl proxy-status, internal-debug and version against pilot-discove
 
     it('names the unknown type and the known ones, and asks for a type when none is given', async () => {
       const line = await failing('x', 'internal-debug', 'nosuchz');
-      expect(line).to.contain('refused the request (INVALID_ARGUMENT): unknown debug type "nosuchz"; known: config_dump, config_files, configz, list');
+      expect(line).to.contain('refused the request (INVALID_ARGUMENT): unknown debug type "nosuchz"; known: clusterz, config_dump, config_files, configz, list');
       expect(await failing('x', 'internal-debug')).to.contain('debug type is required');
     });
   });

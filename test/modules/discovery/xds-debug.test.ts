@@ -173,7 +173,18 @@ describe('daemon: debug requests over xDS', function () {
     c.send({ type_url: 'mesh.io/debug', resource_names: ['nosuchz'] });
     const err = await failure(c);
     expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
-    expect(err.details).to.contain('unknown debug type "nosuchz"').and.contain('config_dump, config_files, configz, list, plugins, registryz, syncz, version');
+    expect(err.details).to.contain('unknown debug type "nosuchz"').and.contain('clusterz, config_dump, config_files, configz, list, plugins, pprof, pprof/cmdline, pprof/heap, pprof/profile, registryz, syncz, version');
+  });
+
+  it('answers pages below /debug/ by their path (pprof/...), saying how to turn profiling on when it is off', async () => {
+    const c = await debugClient('mesh-system', await saToken('mesh-system'));
+    c.send({ type_url: 'mesh.io/debug', resource_names: ['pprof/heap'] });
+    const err = await failure(c);
+    expect(err.code).to.equal(grpc.status.NOT_FOUND);
+    expect(err.details).to.contain('start the daemon with --profile');
+    const bad = await debugClient('mesh-system', await saToken('mesh-system'));
+    bad.send({ type_url: 'mesh.io/debug', resource_names: ['pprof/../configz'] });
+    expect((await failure(bad)).details).to.contain('is not a debug type name');
   });
 
   it('says NOT_FOUND for the config dump of a proxy not connected here, and INVALID_ARGUMENT without a proxy', async () => {

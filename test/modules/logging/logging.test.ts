@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Logging, LoggingOptionError, parseLoggingOptions } from '../../../src/modules/logging';
+import { Logging, LoggingOptionError, parseLoggingOptions, PROGRAM_SCOPES, SCOPE_DESCRIPTIONS, UnknownScopeError } from '../../../src/modules/logging';
 import { runCli } from '../../helpers/run-cli';
 
 function tempLog(): string {
@@ -95,5 +95,40 @@ describe('logging', () => {
     const notHere = await runCli('pilot-discovery', ['version', '--log_as_json']);
     expect(notHere.code).to.equal(1);
     expect(notHere.stderr).to.match(/log_as_json/);
+  });
+
+  describe('live scopes (what the introspection facility shows and changes)', () => {
+    it('knows the declared scopes, with a description each, and those created at run time', () => {
+      const logging = new Logging('pilot-discovery', () => FIXED);
+      for (const program of Object.keys(PROGRAM_SCOPES) as Array<keyof typeof PROGRAM_SCOPES>) {
+        for (const scope of PROGRAM_SCOPES[program].filter((s) => s !== 'all')) expect(SCOPE_DESCRIPTIONS[scope], `${program} ${scope}`).to.be.a('string').and.not.equal('');
+      }
+      expect(logging.scopeNames()).to.include('ads').and.not.include('all');
+      expect(logging.scopeState('late')).to.equal(undefined);
+      logging.scope('late');
+      expect(logging.scopeState('late')).to.deep.equal({ name: 'late', description: '', outputLevel: 'info', stackTraceLevel: 'none', logCallers: false });
+      expect(logging.scopeNames()).to.include('late');
+      expect(() => logging.setOutputLevel('all', 'debug')).to.throw(UnknownScopeError, /unknown scope "all"/);
+      expect(() => logging.setStackTraceLevel('nosuch', 'debug')).to.throw(UnknownScopeError);
+    });
+
+    it('changes what is written from the next message on', () => {
+      const file = tempLog();
+      const logging = new Logging('pilot-discovery', () => FIXED);
+      logging.configure(parseLoggingOptions('pilot-discovery', { log_output_level: 'ca:warn', log_target: [file] }));
+      logging.scope('ads').debug('hidden: ads at info');
+      logging.setOutputLevel('ads', 'debug');
+      logging.scope('ads').debug('shown: ads at debug');
+      logging.setOutputLevel('ca', 'none');
+      logging.scope('ca').error('hidden: ca at none');
+      logging.setStackTraceLevel('ads', 'info');
+      logging.setLogCallers('ads', true);
+      logging.scope('ads').info('with stack and caller');
+      expect(logging.scopeState('ads')).to.include({ outputLevel: 'debug', stackTraceLevel: 'info', logCallers: true });
+      logging.close();
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text).to.contain('shown: ads at debug').and.not.contain('hidden');
+      expect(text).to.match(/\tads\t\S+\.js:\d+\twith stack and caller\n\s*at /);
+    });
   });
 });

@@ -192,7 +192,8 @@ describe('meshctl proxy-config -f: errors on the dump', function () {
     await expectOneLineError(['experimental', 'authz', 'check', '-f', path.join(FIXTURES, 'configdump.json')], 'configdump.json', 'ListenersConfigDump');
   });
 
-  it('says that reading a live proxy is not built yet when -f is absent', async () => {
-    await expectOneLineError(['proxy-config', 'ecds', 'httpbin-1234'], 'orchestrator API', 'not built yet', '-f');
+  it('needs a pod name or -f, not both', async () => {
+    await expectOneLineError(['proxy-config', 'ecds'], 'ecds requires pod name or --file parameter');
+    await expectOneLineError(['proxy-config', 'ecds', 'httpbin-1234', '-f', path.join(FIXTURES, 'configdump.json')], 'ecds takes a pod name or --file, not both');
   });
 });

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BuiltInProxy } from '../../../src/modules/proxy/builtin-proxy';
+import { ProxyLoggers } from '../../../src/modules/proxy/logging/proxy-loggers';
 import { builtInProxy } from '../../helpers/builtin-proxy';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
@@ -39,7 +40,7 @@ describe('built-in proxy: xDS to real HTTP and TCP traffic', function () {
     proxy.start({
       discoveryAddress: `127.0.0.1:${daemon.grpcPort}`,
       node: proxyNode('127.0.0.41', { app: 'web' }),
-      log: (level, message) => logs.push(`${level} ${message}`),
+      loggers: new ProxyLoggers((r) => logs.push(`${r.level} ${r.logger} ${r.message}`), 'debug'),
     });
     await proxy.whenReady();
   });

@@ -5,10 +5,10 @@
 import { Duration } from '../../settings/duration';
 import { BootstrapError } from './errors';
 import { IpFamily } from './envoy-bootstrap';
+import { ENVOY_LOG_LEVELS, EnvoyLogLevel } from '../../envoy/log-levels';
 
-/** Envoy's log levels, as `--proxyLogLevel` takes them (`warn` is read as `warning`). */
-export const ENVOY_LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'critical', 'off'] as const;
-export type EnvoyLogLevel = (typeof ENVOY_LOG_LEVELS)[number];
+// `--proxyLogLevel` takes Envoy's levels (`warn` is read as `warning`).
+export { ENVOY_LOG_LEVELS, EnvoyLogLevel };
 
 export interface ProxyLogLevels {
   /** `-l`: the level of every logger not listed in `components`. */

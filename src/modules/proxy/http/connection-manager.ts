@@ -15,6 +15,7 @@ import { sendLocalReply } from './local-reply';
 import { normalizeRequestPath, PathNormalization, pathNormalizationOf, PathRuntimeFlags } from './path-normalization';
 import { parseRequestTarget } from './request-target';
 import { Router } from './router';
+import type { ProxyLogger } from '../logging/proxy-loggers';
 import { RouteTable } from './routing';
 
 export interface RouteTables {
@@ -36,6 +37,8 @@ export class HttpConnectionManager {
   private readonly inlineRoutes?: RouteTable;
   private readonly pathNormalization: PathNormalization;
   private closing = false;
+  /** Envoy's `http` logger: one debug line per request, its outcome when answered here. */
+  private readonly log?: ProxyLogger;
 
   constructor(
     config: Decoded,
@@ -45,6 +48,7 @@ export class HttpConnectionManager {
     private readonly router: Router,
     pathFlags: PathRuntimeFlags,
   ) {
+    this.log = context.loggers?.get('http');
     this.pathNormalization = pathNormalizationOf(config, pathFlags);
     if (config.rds) this.routeConfigName = String(config.rds.route_config_name);
     else if (config.route_config) this.inlineRoutes = new RouteTable(config.route_config);
@@ -87,10 +91,12 @@ export class HttpConnectionManager {
       return;
     }
     const request = toProxyRequest(req, info, path.path, target.authority);
+    this.log?.debug(() => `request from ${info.remoteAddress}:${info.remotePort} on ${info.localAddress}:${info.localPort}: ${request.method} ${request.headers[':authority']}${request.path}`);
     try {
       for (const filter of this.requestFilters) {
         const outcome = await filter.onRequest(request);
         if (outcome.kind === 'respond') {
+          this.log?.debug(() => `${filter.name} answered ${request.method} ${request.path} locally: ${outcome.status}`);
           sendLocalReply(res, outcome.status, outcome.body, outcome.headers);
           req.resume();
           return;
@@ -104,6 +110,7 @@ export class HttpConnectionManager {
     const table = this.routeConfigName !== undefined ? this.routes.get(this.routeConfigName) : this.inlineRoutes;
     const selected = table?.select(request);
     if (!selected) {
+      this.log?.debug(() => `no route for ${request.headers[':authority']}${request.path}: 404`);
       sendLocalReply(res, 404, '');
       req.resume();
       return;

@@ -6,6 +6,7 @@
  */
 
 import type { ClusterHttpClient } from '../upstream/cluster-http-client';
+import type { ProxyLoggers } from '../logging/proxy-loggers';
 
 /** The downstream connection a request or TCP stream arrived on. */
 export interface ConnectionInfo {
@@ -94,6 +95,11 @@ export interface FilterContext {
   /** Clock in milliseconds since the epoch (tests move it to check `exp`/`nbf`). */
   now(): number;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
+  /**
+   * The proxy's named loggers (Envoy's), for its own parts; the registry gives each filter a
+   * context whose `log` is its logger (jwt, rbac...). Absent in bare contexts (tests).
+   */
+  loggers?: ProxyLoggers;
   /** HTTP requests to the proxy's clusters (ext_authz's check); absent where the proxy has none to offer. */
   clusters?: ClusterHttpClient;
 }

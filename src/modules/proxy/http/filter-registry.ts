@@ -4,6 +4,7 @@
  * other filter makes the listener update fail (NACK), unless it is an HTTP filter marked
  * `is_optional`, which is skipped.
  */
+import { loggerForFilter } from '../logging/proxy-loggers';
 import { FilterContext, HttpFilter, HttpFilterFactory, NetworkFilter, NetworkFilterFactory } from './filter-api';
 import { HCM_TYPE, ROUTER_TYPE, TCP_PROXY_TYPE } from '../../envoy/well-known';
 
@@ -39,7 +40,7 @@ export class FilterRegistry {
       }
       if (routerSeen) throw new Error(`http filter ${f.name} comes after the router`);
       const factory = this.http.get(typeUrl);
-      if (factory) out.push(factory.create(String(f.name), f.typed_config, context));
+      if (factory) out.push(factory.create(String(f.name), f.typed_config, filterContext(context, typeUrl)));
       else if (f.is_optional) this.skip(`http filter ${f.name}`, typeUrl, context);
       else throw new Error(`http filter ${f.name}: ${typeUrl || 'no typed_config'} is not supported by the built-in proxy (and the filter is not is_optional)`);
     }
@@ -51,13 +52,21 @@ export class FilterRegistry {
   networkFilter(f: Decoded, context: FilterContext): NetworkFilter {
     const typeUrl = typedConfigType(f.typed_config);
     const factory = this.network.get(typeUrl);
-    if (factory) return factory.create(String(f.name), f.typed_config, context);
+    if (factory) return factory.create(String(f.name), f.typed_config, filterContext(context, typeUrl));
     throw new Error(`network filter ${f.name}: ${typeUrl || 'no typed_config'} is not supported by the built-in proxy`);
   }
 
   private skip(what: string, typeUrl: string, context: FilterContext): void {
     if (this.skipped.has(typeUrl)) return;
     this.skipped.add(typeUrl);
-    context.log('info', `${what} (${typeUrl || 'no typed_config'}) is optional and not supported by the built-in proxy: skipped`);
+    const message = `${what} (${typeUrl || 'no typed_config'}) is optional and not supported by the built-in proxy: skipped`;
+    if (context.loggers) context.loggers.get('config').info(message);
+    else context.log('info', message);
   }
+}
+
+/** The context a filter gets: its `log` is the proxy logger of its kind (jwt, rbac...), by type URL. */
+function filterContext(context: FilterContext, typeUrl: string): FilterContext {
+  if (!context.loggers) return context;
+  return { ...context, log: context.loggers.get(loggerForFilter(typeUrl)).asLog() };
 }

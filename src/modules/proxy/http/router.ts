@@ -13,6 +13,7 @@ import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
 import { sendLocalReply } from './local-reply';
 import { regexRewriteOf } from './regex-rewrite';
+import type { ProxyLogger } from '../logging/proxy-loggers';
 
 /** Headers that belong to one hop and are not forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -30,7 +31,14 @@ export class Router {
   /** One pool per cluster TLS context, replaced when its certificates change. */
   private readonly tlsAgents = new Map<UpstreamTransport, { context: SecureContext; agent: https.Agent }>();
 
+  /** Envoy's `router` logger, once the proxy has its loggers. */
+  private log?: ProxyLogger;
+
   constructor(private readonly clusters: ClusterManager) {}
+
+  useLogger(log: ProxyLogger): void {
+    this.log = log;
+  }
 
   /** Runs the action of `route` for the request; `responseFilters` see the upstream's answer before it goes downstream. */
   forward(route: Decoded, virtualHost: Decoded, request: ProxyHttpRequest, req: http.IncomingMessage, res: http.ServerResponse, responseFilters?: readonly HttpFilter[]): void {
@@ -59,6 +67,7 @@ export class Router {
     }
     const endpoint = this.clusters.pick(clusterName);
     if (!endpoint) {
+      this.log?.debug(() => `cluster '${clusterName}' has no healthy upstream for ${request.method} ${request.path}: 503`);
       sendLocalReply(res, 503, 'no healthy upstream');
       req.resume();
       return;
@@ -66,6 +75,7 @@ export class Router {
     const headers = upstreamHeaders(request, virtualHost, route, action);
     const path = rewritePath(action, route.match ?? {}, request.path);
     const timeoutMs = durationMs(action.timeout, 'route.timeout') ?? DEFAULT_ROUTE_TIMEOUT_MS;
+    this.log?.debug(() => `cluster '${clusterName}' match for URL '${request.path}': ${request.method} to ${endpoint.address}:${endpoint.port}`);
     const tls = this.clusters.transportFor(clusterName, endpoint);
     let upstream: http.ClientRequest;
     if (tls) {
@@ -92,6 +102,7 @@ export class Router {
       for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
       applyHeaderOps(out, [virtualHost, route], 'response');
       const status = answer.statusCode ?? 502;
+      this.log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} answered ${request.method} ${request.path}: ${status}`);
       if (responseFilters) {
         const response = { status, headers: out };
         try {
@@ -111,6 +122,7 @@ export class Router {
     upstream.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const reason = e.code === 'ECONNREFUSED' || e.code === 'EHOSTUNREACH' || e.code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
+      this.log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} failed for ${request.method} ${request.path}: ${e.message} (${reason})`);
       if (!res.headersSent) sendLocalReply(res, 503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
       else res.destroy();
     });

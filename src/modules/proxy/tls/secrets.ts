@@ -22,6 +22,11 @@ export class SecretStore {
   private readonly listeners = new Set<() => void>();
   private generation = 0;
 
+  /** The names of the secrets received, sorted. */
+  names(): string[] {
+    return [...this.secrets.keys()].sort();
+  }
+
   get(name: string): TlsSecret | undefined {
     return this.secrets.get(name);
   }

@@ -22,12 +22,23 @@ export interface RemoteClustersOptions {
   resyncMs: number;
 }
 
+/** One cluster as the daemon's `/debug/clusterz` lists it (the incumbent's field names). */
+export interface ClusterDebugInfo {
+  id: string;
+  /** `namespace/name` of the remote secret; '' for the daemon's own cluster. */
+  secretName: string;
+  /** `synced`; `syncing` until its first lists are in; `timeout` when start-up stopped waiting for it first. */
+  syncStatus: 'synced' | 'syncing' | 'timeout';
+}
+
 /** How often start-up says which remote clusters it still waits for when it waits without limit. */
 const WAIT_LOG_INTERVAL_MS = 5000;
 
 /** One remote cluster: its client and registry, and whether its first lists are in. */
 class RemoteCluster {
   synced = false;
+  /** Start-up gave up waiting for it (PILOT_REMOTE_CLUSTER_TIMEOUT); it may still sync later. */
+  syncTimedOut = false;
   private stopped = false;
   private readonly syncWaiters = new Set<() => void>();
 
@@ -158,6 +169,7 @@ export class RemoteClusterController {
     }
     const late = clusters.filter((c) => !c.synced && this.clusters.get(c.clusterId) === c);
     for (const cluster of late) {
+      cluster.syncTimedOut = true;
       this.metrics.syncTimeouts.inc();
       this.log.warn(
         `remote cluster ${cluster.clusterId} (Secret ${cluster.secretKey}) has not synced within PILOT_REMOTE_CLUSTER_TIMEOUT (${timeoutMs / 1000}s): ` +
@@ -171,6 +183,13 @@ export class RemoteClusterController {
   /** The remote cluster IDs now managed. */
   clusterIds(): string[] {
     return [...this.clusters.keys()].sort();
+  }
+
+  /** Each remote cluster now managed, by ID, with its secret and sync state. */
+  debugInfo(): ClusterDebugInfo[] {
+    return [...this.clusters.values()]
+      .sort((a, b) => (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0))
+      .map((c) => ({ id: c.clusterId, secretName: c.secretKey, syncStatus: c.synced ? 'synced' : c.syncTimedOut ? 'timeout' : 'syncing' }));
   }
 
   private pending(clusters: readonly RemoteCluster[]): string[] {

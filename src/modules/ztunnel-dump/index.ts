@@ -1,0 +1,11 @@
+export { ZtunnelDump, Workload, Service, Policy, Certificates, WorkloadState } from './dump';
+export { MAX_ZTUNNEL_DUMP_BYTES, parseZtunnelDump, readZtunnelDumpFile } from './read';
+export { WorkloadFilter, workloadsData, workloadsTable } from './workloads';
+export { servicesData, servicesTable } from './services';
+export { policiesData, policiesTable } from './policies';
+export { certificatesData, certificatesTable } from './certificates';
+export { ConnectionsFilter, connectionsData, connectionsTable } from './connections';
+export { allSummary } from './all';
+export { LogRequest, ztunnelLogDirectives, ztunnelLogRequest } from './log-level';
+export { ZtunnelOutput, renderOutput } from './output';
+export { checkOneZtunnelSource, chooseZtunnelPods, fetchZtunnelDump, podName, ZtunnelChoice, ZtunnelPodAccess, ZTUNNEL_SELECTOR, ztunnelLogging } from './live';
