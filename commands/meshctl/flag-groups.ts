@@ -18,7 +18,7 @@ export const xdsConnectionFlags = {
   plaintext: boolFlag('talk plain-text HTTP/2 to the control plane, without TLS'),
   timeout: durationFlag('how long to wait for the control plane', { default: '30s' }),
   'xds-address': stringFlag('xDS address of the control plane'),
-  'xds-label': stringFlag('label selector picking the control-plane daemon pod to connect to'),
+  'xds-label': stringFlag('label selector picking the control-plane daemon pods to connect to (default app=meshd)'),
   'xds-port': uint16Flag('xDS port of the control plane', { default: 15012 }),
 };
 

@@ -117,8 +117,8 @@ export class SotwClient extends StreamClient {
 export class DeltaClient extends StreamClient {
   private first = true;
 
-  constructor(port: number, private readonly node: Node) {
-    super(port, 'DeltaAggregatedResources', DELTA_REQUEST, DELTA_RESPONSE);
+  constructor(port: number, private readonly node: Node, credentials?: grpc.ChannelCredentials, options?: grpc.ChannelOptions) {
+    super(port, 'DeltaAggregatedResources', DELTA_REQUEST, DELTA_RESPONSE, credentials, options);
   }
 
   send(request: {

@@ -1,7 +1,9 @@
 /**
  * The xDS node the agent presents (DESIGN.md §1): ID `sidecar~<ip>~<pod>.<ns>~<domain>` and
  * metadata NAMESPACE, LABELS (from MESH_METAJSON_LABELS), INSTANCE_IPS, INTERCEPTION_MODE,
- * and every MESH_META_<NAME> variable as <NAME>, all read through the agent's settings.
+ * MESH_VERSION (the agent's build, as the incumbent's ISTIO_VERSION: `proxy-status` and
+ * `version --remote` show it), and every MESH_META_<NAME> variable as <NAME>, all read
+ * through the agent's settings.
  */
 import type { AdsNode } from '../proxy/xds/xds-client';
 import { defaultValue } from '../settings/parse';
@@ -15,6 +17,8 @@ export interface NodeInputs {
   domain: string;
   serviceCluster: string;
   interceptionMode: InterceptionMode;
+  /** The agent's version, sent as MESH_VERSION unless MESH_META_MESH_VERSION says otherwise. */
+  meshVersion?: string;
 }
 
 export class NodeIdentityError extends UserError {}
@@ -42,7 +46,7 @@ export function agentNode(settings: Settings, inputs: NodeInputs): AdsNode {
       throw new NodeIdentityError(`MESH_METAJSON_LABELS: must be a JSON object of labels: ${(e as Error).message}`);
     }
   }
-  const metadata: Record<string, unknown> = { ...settings.family('MESH_META_') };
+  const metadata: Record<string, unknown> = { ...(inputs.meshVersion ? { MESH_VERSION: inputs.meshVersion } : {}), ...settings.family('MESH_META_') };
   Object.assign(metadata, {
     NAMESPACE: podNamespace,
     LABELS: labels,

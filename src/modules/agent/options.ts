@@ -2,6 +2,7 @@
  * The agent's options, mapped from its settings and the `pilot-agent proxy` flags the command
  * binds (AgentFlagsToken) when it resolves the Agent.
  */
+import { readBuildInfo } from '../build-info';
 import type { ScopedLogger } from '../logging';
 import { Duration } from '../settings/duration';
 import type { Settings } from '../settings/settings';
@@ -62,7 +63,7 @@ export interface AgentOptions {
 export function agentOptions(settings: Settings, flags: AgentFlags, log: ScopedLogger): AgentOptions {
   const { proxyConfig, trustDomain, rootNamespace, warnings } = loadAgentMeshConfig(flags.meshConfig, settings.string('PROXY_CONFIG'));
   for (const w of warnings) log.warn(w);
-  const node = agentNode(settings, { domain: flags.domain, serviceCluster: flags.serviceCluster, interceptionMode: proxyConfig.interceptionMode });
+  const node = agentNode(settings, { domain: flags.domain, serviceCluster: flags.serviceCluster, interceptionMode: proxyConfig.interceptionMode, meshVersion: readBuildInfo().version });
   return {
     proxyConfig,
     node,

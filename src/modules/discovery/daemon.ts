@@ -19,6 +19,7 @@ import { DaemonHttpsServer } from './https-server';
 import { orchestratorConfigured } from './orch-options';
 import { PushCoordinator } from './push-coordinator';
 import { DaemonReadiness } from './readiness';
+import { DaemonXdsDebug } from './xds-debug-service';
 
 export { DaemonFlags, DaemonFlagsToken, DaemonStartError } from './daemon-flags';
 
@@ -57,6 +58,7 @@ export class Daemon {
     @inject(SingletonControllers) private readonly singletons: SingletonControllers,
     @inject(SettingsToken) private readonly settings: Settings,
     @inject(WorkloadAutoRegistration) private readonly autoRegistration: WorkloadAutoRegistration,
+    @inject(DaemonXdsDebug) private readonly xdsDebug: DaemonXdsDebug,
     @inject(ControlzServer) private readonly ctrlz: ControlzServer,
     @inject(InProcessProfiler) private readonly profiler: InProcessProfiler,
   ) {}
@@ -80,6 +82,8 @@ export class Daemon {
     await this.security.start();
     await this.startKeySets(firstPush);
 
+    // Every debug page is answerable over xDS too (the incumbent's debug types).
+    this.xds.answerDebugRequestsWith(this.xdsDebug);
     const grpcAddress = this.addresses.grpc;
     const grpcPort = await this.xds.listen({
       host: grpcAddress.host === '' ? '::' : grpcAddress.host,

@@ -15,7 +15,9 @@ import { DaemonConfigSources } from './config-sources';
 import { Daemon, DaemonToken } from './daemon';
 import { DaemonAddresses, DaemonTlsFlagsToken, DaemonTlsFromFlags, RegistriesFromFlags } from './daemon-flags';
 import { DaemonSecurity } from './daemon-security';
+import { ControlPlaneInstance } from './control-plane-instance';
 import { DaemonDebugHandlers } from './debug-handlers';
+import { DaemonXdsDebug } from './xds-debug-service';
 import { DaemonHttpsServer } from './https-server';
 import { OrchClientOptionsFromFlags, OrchRegistryOptionsFromFlags, RemoteClustersOptionsFromFlags } from './orch-options';
 import { PipelineMetricsObserver, StoreOptionsWithMetrics } from './observers';
@@ -51,6 +53,8 @@ export function discoveryModule(): ContainerModule {
     bind(XdsServerOptionsToken).to(XdsServerOptionsFromSettings).inSingletonScope();
     bind(DaemonSecurity).toSelf().inSingletonScope();
     bind(DaemonDebugHandlers).toSelf().inSingletonScope();
+    bind(ControlPlaneInstance).toSelf().inSingletonScope();
+    bind(DaemonXdsDebug).toSelf().inSingletonScope();
     bind(DebugHttpServerOptionsToken).to(DebugServerOptionsFromSettings).inSingletonScope();
     bind(MonitoringServerOptionsToken).to(MonitoringOptionsFromSettings).inSingletonScope();
     bind(MonitoringServer).toSelf().inSingletonScope();

@@ -1,11 +1,15 @@
-import { markedVersion, XdsConnection } from '../xds/connection';
-import { decodeMessage } from '../envoy/protos';
+import { XdsConnection } from '../xds/connection';
+import { DebugResource } from '../xds/debug-requests';
+import { proxyConnections } from '../xds/syncz';
+import { decodeMessage, encodeMessage } from '../envoy/protos';
 import { SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import { ConfigDumpType } from '../envoy/well-known';
+import { XdsGenerator } from '../model/generator';
+import { PushContext } from '../model/push-context';
 
 /** `/debug/syncz`: each connected proxy and, per type, what was sent and what it acknowledged. */
 export function syncz(connections: readonly XdsConnection[]): unknown[] {
-  return connections.map((c) => ({
+  return proxyConnections(connections).map((c) => ({
     proxy: c.proxy.id,
     connectionId: c.id,
     protocol: c.protocol,
@@ -28,52 +32,49 @@ export function syncz(connections: readonly XdsConnection[]): unknown[] {
   }));
 }
 
-/** The Envoy resource types of a config dump (the name table is not Envoy config). */
-type DumpedTypeUrl = Exclude<XdsTypeUrl, typeof TypeUrl.NameTable>;
-
-const DUMP_TYPES: Record<DumpedTypeUrl, { dump: string; list: string; item: (name: string, version: string, body: Record<string, unknown>) => object }> = {
-  [TypeUrl.Cluster]: {
-    dump: ConfigDumpType.Clusters,
-    list: 'dynamic_active_clusters',
-    item: (_n, version, body) => ({ version_info: version, cluster: { '@type': TypeUrl.Cluster, ...body } }),
-  },
-  [TypeUrl.ClusterLoadAssignment]: {
-    dump: ConfigDumpType.Endpoints,
-    list: 'dynamic_endpoint_configs',
-    item: (_n, version, body) => ({ version_info: version, endpoint_config: { '@type': TypeUrl.ClusterLoadAssignment, ...body } }),
-  },
-  [TypeUrl.Listener]: {
-    dump: ConfigDumpType.Listeners,
-    list: 'dynamic_listeners',
-    item: (name, version, body) => ({ name, active_state: { version_info: version, listener: { '@type': TypeUrl.Listener, ...body } } }),
-  },
-  [TypeUrl.RouteConfiguration]: {
-    dump: ConfigDumpType.Routes,
-    list: 'dynamic_route_configs',
-    item: (_n, version, body) => ({ version_info: version, route_config: { '@type': TypeUrl.RouteConfiguration, ...body } }),
-  },
-};
-
-/**
- * `/debug/config_dump?proxyID=`: what the proxy was sent, in the shape of Envoy's admin
- * config dump (clusters, endpoints, listeners, routes), field names as in the protos.
- */
-export function configDump(connection: XdsConnection): unknown {
-  const configs: unknown[] = [];
-  for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.Listener, TypeUrl.RouteConfiguration] as DumpedTypeUrl[]) {
-    const w = connection.watched.get(typeUrl);
-    const t = DUMP_TYPES[typeUrl];
-    const items: object[] = [];
-    for (const [name, body] of [...(w?.sent ?? new Map<string, Buffer>()).entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      if (markedVersion(body) !== undefined) continue; // known only by version (delta reconnect)
-      items.push(t.item(name, w!.versionSent, decodeMessage(typeUrl, body)));
-    }
-    configs.push({ '@type': t.dump, [t.list]: items });
-  }
-  return { configs };
+/** One section of the dump: the admin message, its list field, and how an entry wraps a resource. */
+interface DumpSection {
+  typeUrl: XdsTypeUrl;
+  dump: string;
+  list: string;
+  entry: (name: string, version: string, resource: { type_url: string; value: Buffer }) => object;
 }
 
-/** Finds a proxy's connection by full ID or by its `<pod>.<namespace>` part. */
+/** In the order of the incumbent's dump: clusters, listeners, routes, then endpoints. */
+const SECTIONS: readonly DumpSection[] = [
+  { typeUrl: TypeUrl.Cluster, dump: ConfigDumpType.Clusters, list: 'dynamic_active_clusters', entry: (_n, version_info, cluster) => ({ version_info, cluster }) },
+  { typeUrl: TypeUrl.Listener, dump: ConfigDumpType.Listeners, list: 'dynamic_listeners', entry: (name, version_info, listener) => ({ name, active_state: { version_info, listener } }) },
+  { typeUrl: TypeUrl.RouteConfiguration, dump: ConfigDumpType.Routes, list: 'dynamic_route_configs', entry: (_n, version_info, route_config) => ({ version_info, route_config }) },
+  { typeUrl: TypeUrl.ClusterLoadAssignment, dump: ConfigDumpType.Endpoints, list: 'dynamic_endpoint_configs', entry: (_n, version_info, endpoint_config) => ({ version_info, endpoint_config }) },
+];
+
+/**
+ * What the daemon would send `connection`'s proxy now, as the sections of an Envoy admin
+ * config dump (`envoy.admin.v3.ClustersConfigDump`...), each encoded: generated from `push`
+ * for the names the proxy subscribes to. Clusters and listeners are generated even when the
+ * proxy has not asked for them yet (all of them, as a wildcard would get); routes and
+ * endpoints only for the names it asked.
+ */
+export function configDumpSections(connection: XdsConnection, push: PushContext, generator: XdsGenerator): DebugResource[] {
+  return SECTIONS.map((section) => {
+    const watch = connection.watched.get(section.typeUrl);
+    const wildcardType = section.typeUrl === TypeUrl.Cluster || section.typeUrl === TypeUrl.Listener;
+    const names = watch ? (watch.names ? [...watch.names].sort() : undefined) : wildcardType ? undefined : [];
+    const resources = names && names.length === 0 ? [] : generator.generate({ proxy: connection.proxy, push, typeUrl: section.typeUrl, names });
+    const entries = [...resources]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((r) => section.entry(r.name, push.version, { type_url: section.typeUrl, value: r.body }));
+    return { name: section.dump, typeUrl: section.dump, value: encodeMessage(section.dump, { version_info: push.version, [section.list]: entries }) };
+  });
+}
+
+/** `/debug/config_dump?proxyID=`: the sections in the proxy's JSON layout (snake_case, `@type` on each). */
+export function configDumpJson(sections: readonly DebugResource[]): unknown {
+  return { configs: sections.map((s) => ({ '@type': s.typeUrl, ...decodeMessage(s.typeUrl, s.value) })) };
+}
+
+/** Finds a proxy's connection by full ID or by its `<pod>.<namespace>` part (debug clients are no proxies). */
 export function findConnection(connections: readonly XdsConnection[], proxyId: string): XdsConnection | undefined {
-  return connections.find((c) => c.proxy.id === proxyId) ?? connections.find((c) => c.proxy.id.split('~')[2] === proxyId);
+  const proxies = proxyConnections(connections);
+  return proxies.find((c) => c.proxy.id === proxyId) ?? proxies.find((c) => c.proxy.id.split('~')[2] === proxyId);
 }

@@ -12,6 +12,7 @@ import { XdsObserver } from '../xds/observer';
 import { pushThrottleFrom } from '../xds/push-queue';
 import { requestsPerSecondFrom } from '../xds/rate-limiter';
 import { XdsServerOptions } from '../xds/server';
+import { ControlPlaneInstance } from './control-plane-instance';
 import { DaemonFlags, DaemonFlagsToken } from './daemon-flags';
 import { metricsObserver } from './observers';
 import { PushCoordinator } from './push-coordinator';
@@ -46,6 +47,7 @@ export class XdsServerOptionsFromSettings implements XdsServerOptions {
     @inject(DaemonMetrics) metrics: DaemonMetrics,
     @inject(PushCoordinator) coordinator: PushCoordinator,
     @inject(ContributionProvider) @named(XdsConnectionListener) listeners: ContributionProvider<XdsConnectionListener>,
+    @inject(ControlPlaneInstance) instance: ControlPlaneInstance,
   ) {
     this.generators = generators.byName;
     this.deltaEnabled = settings.bool('MESH_DELTA_XDS');
@@ -56,7 +58,7 @@ export class XdsServerOptionsFromSettings implements XdsServerOptions {
     this.maxConnectionAgeMs = flags.keepaliveMaxServerConnectionAgeMs;
     this.pushConcurrency = pushThrottleFrom(settings.int('PILOT_PUSH_THROTTLE'), os.cpus().length);
     this.newStreamsPerSecond = requestsPerSecondFrom(settings.float('PILOT_MAX_REQUESTS_PER_SECOND'), os.cpus().length);
-    this.controlPlaneId = `meshd-${os.hostname()}`;
+    this.controlPlaneId = instance.identifier();
     this.logger = logging.scope('ads');
     this.observer = metricsObserver(metrics);
     this.currentPush = () => coordinator.currentPush();

@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { ChangeSet, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
@@ -5,6 +6,7 @@ import { PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls'
 import type { AdsCall } from './ads-service';
 import { WatchState, XdsConnection } from './connection';
 import { XdsConnectionListener } from './connection-listener';
+import { DebugResource, parseDebugRequest, XdsDebugError, XdsDebugService } from './debug-requests';
 import { XdsObserver } from './observer';
 import { mergeChanges, planPush } from './push-plan';
 import { PushQueue } from './push-queue';
@@ -35,8 +37,8 @@ export interface StreamServices {
   readonly options: StreamOptions;
   readonly queue: PushQueue;
   readonly responder: Responder;
-  /** Every open connection of the server, for the debug types (syncz). */
-  readonly connections?: () => readonly XdsConnection[];
+  /** Who answers debug requests (debug-requests.ts); none = they are refused as unimplemented. */
+  readonly debug?: () => XdsDebugService | undefined;
 }
 
 interface PendingPush {
@@ -76,11 +78,6 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
 
   protected get options(): StreamOptions {
     return this.services.options;
-  }
-
-  /** Every open connection of the server (this one included once registered). */
-  protected allConnections(): readonly XdsConnection[] {
-    return this.services.connections?.() ?? [];
   }
 
   get closed(): boolean {
@@ -158,6 +155,35 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
    */
   protected respond(typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, scope: ResponseScope, requested: boolean, keepRemoved = false): Promise<ResponseOutcome> {
     return this.services.responder.respond({ stream: this, typeUrl, watch, push, scope, requested, keepRemoved });
+  }
+
+  /**
+   * Answers a debug request with one response (`encode` frames it for the stream's protocol),
+   * or ends the stream with the status saying why it cannot be answered: a debug client waits
+   * for exactly one answer, so it must never be left without one.
+   */
+  protected async answerDebug(typeUrl: string, resourceNames: readonly string[], encode: (resources: DebugResource[], nonce: string) => Buffer): Promise<void> {
+    // A stream that only asks debug questions is no proxy (syncz leaves it out).
+    if (this.conn.watched.size === 0) this.conn.debugClient = true;
+    let resources: DebugResource[];
+    try {
+      const query = parseDebugRequest(typeUrl, resourceNames);
+      const service = this.services.debug?.();
+      if (!service) throw new XdsDebugError(grpc.status.UNIMPLEMENTED, 'this server answers no debug requests');
+      resources = await service.answer(this.conn, query);
+    } catch (err) {
+      const e = err instanceof XdsDebugError ? err : new XdsDebugError(grpc.status.INTERNAL, (err as Error).message);
+      this.options.logger.warn(`debug request ${typeUrl} ${JSON.stringify(resourceNames).slice(0, 200)} from node:${this.conn.proxy.id} (${this.conn.peer}) failed: ${e.message}`);
+      this.endWithStatus(e.code, e.message);
+      return;
+    }
+    await this.write(encode(resources, this.conn.nextNonce()));
+  }
+
+  /** Ends the stream from this side with a gRPC status (a refused request); the server's close handling forgets it. */
+  protected endWithStatus(code: grpc.status, details: string): void {
+    if (this.closed) return;
+    this.call.emit('error', { code, details });
   }
 
   protected ack(typeUrl: XdsTypeUrl, watch: WatchState, nonce: string, version: string): void {

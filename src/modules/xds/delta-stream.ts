@@ -2,6 +2,7 @@ import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import { DeltaDiscoveryRequest, encodeDeltaDiscoveryResponse } from '../envoy/wire';
 import { AdsStream } from './ads-stream';
+import { encodeDeltaDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, versionMarker, WatchState } from './connection';
 import { changedSubscription, internNameSet } from './interning';
 import { DeltaResponse, planDeltaResponse } from './response-planner';
@@ -13,8 +14,21 @@ import { DeltaResponse, planDeltaResponse } from './response-planner';
  * own version, and the names removed.
  */
 export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse> {
+  /** Debug type URLs asked on this stream (a later request without new names is an ACK). */
+  private readonly debugAsked = new Set<string>();
+
   protected async onRequest(req: DeltaDiscoveryRequest): Promise<void> {
     const typeUrl = req.type_url;
+    if (isDebugType(typeUrl)) {
+      // Answered once per request that subscribes (or the first one); an ACK asks nothing new.
+      const first = !this.debugAsked.has(typeUrl);
+      this.debugAsked.add(typeUrl);
+      if (!first && req.resource_names_subscribe.length === 0) return;
+      await this.answerDebug(typeUrl, req.resource_names_subscribe, (resources, nonce) =>
+        encodeDeltaDebugResponse(typeUrl, new Date().toISOString(), nonce, resources, this.options.controlPlaneId),
+      );
+      return;
+    }
     if (!isXdsTypeUrl(typeUrl)) {
       this.options.logger.debug(`node:${this.conn.proxy.id} asked for unsupported type ${typeUrl}; ignoring`);
       return;

@@ -7,6 +7,7 @@ import { PushContext } from '../model/push-context';
 import { adsService, channelOptions } from './ads-service';
 import { XdsConnection } from './connection';
 import { XdsConnectionListener } from './connection-listener';
+import { XdsDebugService } from './debug-requests';
 import { XdsObserver } from './observer';
 import { OpenStreams } from './open-streams';
 import { PushQueue } from './push-queue';
@@ -71,11 +72,20 @@ export interface XdsListener {
 export class XdsServer {
   private readonly servers: grpc.Server[] = [];
   private readonly streams: OpenStreams;
+  private debug: XdsDebugService | undefined;
 
   constructor(@inject(XdsServerOptionsToken) private readonly options: XdsServerOptions) {
     const budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
-    const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget), connections: () => this.streams.connections() };
+    const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget), debug: () => this.debug };
     this.streams = new OpenStreams(services, new RateLimiter(options.newStreamsPerSecond));
+  }
+
+  /**
+   * Who answers the debug requests of every stream (`mesh.io/debug...`); set by whoever runs
+   * the server before it listens, since the answers read the server's own connections.
+   */
+  answerDebugRequestsWith(service: XdsDebugService): void {
+    this.debug = service;
   }
 
   /** Binds the plaintext `host:port` (port 0 picks one) and resolves with the bound port. */

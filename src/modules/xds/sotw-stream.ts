@@ -2,7 +2,7 @@ import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
 import { DiscoveryRequest, encodeDiscoveryResponse } from '../envoy/wire';
 import { AdsStream } from './ads-stream';
-import { DEBUG_SYNCZ_TYPE, encodeSynczResponse } from './syncz';
+import { encodeDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, WatchState } from './connection';
 import { internNameSet } from './interning';
 import { isStateOfTheWorldType, planSotwResponse, SotwResponse } from './response-planner';
@@ -14,12 +14,21 @@ import { isStateOfTheWorldType, planSotwResponse, SotwResponse } from './respons
  * LDS and CDS, and the new or changed ones for RDS and EDS.
  */
 export class SotwStream extends AdsStream<DiscoveryRequest, SotwResponse> {
+  /** Per debug type URL, the nonce and names of the last answer (to recognize ACKs of it). */
+  private readonly debugAnswered = new Map<string, { nonce: string; names: string }>();
+
   protected async onRequest(req: DiscoveryRequest): Promise<void> {
     const typeUrl = req.type_url;
-    if (typeUrl === DEBUG_SYNCZ_TYPE) {
-      // A debug request: answered from every connection's state, never a subscription of this one.
-      this.conn.debugClient = true;
-      await this.write(encodeSynczResponse(this.allConnections(), this.options.controlPlaneId, this.conn.nextNonce()));
+    if (isDebugType(typeUrl)) {
+      // Answered once, never a subscription. A client that ACKs the answer (its nonce, the
+      // same names) asks nothing new: answering again would loop.
+      const key = req.resource_names.join('\n');
+      const last = this.debugAnswered.get(typeUrl);
+      if (req.response_nonce !== '' && last && last.nonce === req.response_nonce && last.names === key) return;
+      await this.answerDebug(typeUrl, req.resource_names, (resources, nonce) => {
+        this.debugAnswered.set(typeUrl, { nonce, names: key });
+        return encodeDebugResponse(typeUrl, new Date().toISOString(), nonce, resources, this.options.controlPlaneId);
+      });
       return;
     }
     if (!isXdsTypeUrl(typeUrl)) {

@@ -1,8 +1,8 @@
 import { loadMoreEnvoyProtos, encodeMessage } from '../envoy/protos';
 import { jsonToStruct } from '../envoy/struct';
 import { TypeUrl } from '../envoy/type-urls';
-import { encodeDiscoveryResponse } from '../envoy/wire';
 import { WatchState, XdsConnection } from './connection';
+import { DebugResource } from './debug-requests';
 
 /**
  * The debug type `mesh.io/debug/syncz` (the incumbent's `istio.io/debug/syncz`): asked on an
@@ -47,13 +47,16 @@ export function clientConfig(conn: XdsConnection): object {
 
 let protosLoaded = false;
 
-/** The syncz DiscoveryResponse listing `connections` (debug clients left out). */
-export function encodeSynczResponse(connections: readonly XdsConnection[], controlPlaneId: string, nonce: string): Buffer {
+/** The proxies among `connections`: streams that only asked debug questions are left out. */
+export function proxyConnections(connections: readonly XdsConnection[]): XdsConnection[] {
+  return connections.filter((c) => !(c.debugClient && c.watched.size === 0)).sort((a, b) => (a.proxy.id < b.proxy.id ? -1 : a.proxy.id > b.proxy.id ? 1 : 0));
+}
+
+/** The syncz answer: one ClientConfig per proxy among `connections`, named by its ID. */
+export function synczResources(connections: readonly XdsConnection[]): DebugResource[] {
   if (!protosLoaded) {
     loadMoreEnvoyProtos([CSDS_PROTO]);
     protosLoaded = true;
   }
-  const proxies = connections.filter((c) => !(c.debugClient && c.watched.size === 0)).sort((a, b) => (a.proxy.id < b.proxy.id ? -1 : a.proxy.id > b.proxy.id ? 1 : 0));
-  const resources = proxies.map((c) => ({ name: c.proxy.id, body: encodeMessage(CLIENT_CONFIG_TYPE, clientConfig(c)) }));
-  return encodeDiscoveryResponse(CLIENT_CONFIG_TYPE, new Date().toISOString(), nonce, resources, controlPlaneId);
+  return proxyConnections(connections).map((c) => ({ name: c.proxy.id, typeUrl: CLIENT_CONFIG_TYPE, value: encodeMessage(CLIENT_CONFIG_TYPE, clientConfig(c)) }));
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
 import { startSynczServer, SynczServer } from '../../helpers/syncz-server';
-import { statusTable } from '../../../commands/meshctl/proxy-status-xds';
+import { statusTable } from '../../../src/modules/meshd-debug';
 
 /**
  * Every case of the reference's proxy-config set (test/fixtures/proxy-config, copied from

@@ -1,106 +1,33 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encodeMessage, loadMoreEnvoyProtos } from '../../src/modules/envoy/protos';
-import { structToJson } from '../../src/modules/envoy/struct';
+import { decodeMessage, loadMoreEnvoyProtos } from '../envoy/protos';
+import { structToJson } from '../envoy/struct';
+import type { RawDiscoveryResponse } from './debug-client';
 
 /**
- * `meshctl proxy-status` over xDS: the syncz debug request on an ADS stream, the responses in
- * proto3 JSON (as received), and the status table of the incumbent.
+ * `meshctl proxy-status` for every proxy: the daemons' answers to `mesh.io/debug/syncz` in
+ * proto3 JSON (as `-o json|yaml` print them), and the incumbent's status table over them.
  */
 
 export const DEBUG_SYNCZ_TYPE = 'mesh.io/debug/syncz';
-const ADS_METHOD = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
-const REQUEST = 'envoy.service.discovery.v3.DiscoveryRequest';
-const RESPONSE = 'envoy.service.discovery.v3.DiscoveryResponse';
 const CLIENT_CONFIG = 'envoy.service.status.v3.ClientConfig';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-export interface XdsTarget {
-  address: string;
-  plaintext: boolean;
-  insecure: boolean;
-  authority?: string;
-  certDir?: string;
-  timeoutMs: number;
-}
-
-function credentials(t: XdsTarget): grpc.ChannelCredentials {
-  if (t.plaintext) return grpc.credentials.createInsecure();
-  const read = (name: string) => (t.certDir ? fs.readFileSync(path.join(t.certDir, name)) : undefined);
-  const verify: grpc.VerifyOptions & { rejectUnauthorized?: boolean } = t.insecure ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {};
-  return grpc.credentials.createSsl(read('root-cert.pem') ?? null, read('key.pem') ?? null, read('cert-chain.pem') ?? null, verify);
-}
-
-/** Asks one control plane for its syncz answer; resolves with the DiscoveryResponse in proto3 JSON. */
-export async function fetchSyncz(t: XdsTarget): Promise<JsonObject> {
+/** The syncz response in proto3 JSON: ClientConfig resources decoded, other resources named by type only. */
+export function synczJson(r: RawDiscoveryResponse): JsonObject {
   loadMoreEnvoyProtos(['envoy/service/status/v3/csds.proto']);
-  const options: grpc.ChannelOptions = t.authority ? { 'grpc.ssl_target_name_override': t.authority, 'grpc.default_authority': t.authority } : {};
-  const client = new grpc.Client(t.address, credentials(t), options);
-  try {
-    return await new Promise<JsonObject>((resolve, reject) => {
-      const call = client.makeBidiStreamRequest(
-        ADS_METHOD,
-        (o: object) => encodeMessage(REQUEST, o),
-        (b: Buffer) => decodeMessage(RESPONSE, b),
-        new grpc.Metadata(),
-        { deadline: Date.now() + t.timeoutMs },
-      );
-      let done = false;
-      call.on('data', (r: Record<string, unknown>) => {
-        if (done) return;
-        done = true;
-        try {
-          resolve(responseJson(r));
-        } catch (err) {
-          reject(err);
-        }
-        call.cancel();
-      });
-      call.on('error', (e: grpc.ServiceError) => {
-        if (done) return;
-        done = true;
-        reject(new Error(e.code === grpc.status.DEADLINE_EXCEEDED ? `no answer from ${t.address} within ${t.timeoutMs / 1000}s` : `xDS request to ${t.address} failed: ${(e.details || e.message).replace(/\s*Resolution note:.*$/s, '').trim()}`));
-      });
-      call.on('end', () => {
-        if (done) return;
-        done = true;
-        reject(new Error(`${t.address} closed the stream without answering`));
-      });
-      call.write({
-        node: { id: `sidecar~0.0.0.0~meshctl-${process.pid}.default~default.svc.cluster.local`, metadata: { fields: {} } },
-        type_url: DEBUG_SYNCZ_TYPE,
-        resource_names: [],
-        version_info: '',
-        response_nonce: '',
-      });
-    });
-  } finally {
-    client.close();
-  }
-}
-
-/** The decoded (snake_case) DiscoveryResponse with ClientConfig resources, in proto3 JSON. */
-function responseJson(r: Record<string, any>): JsonObject { // eslint-disable-line @typescript-eslint/no-explicit-any
   const out: JsonObject = {};
-  if (r.version_info) out.versionInfo = r.version_info;
-  const resources = (r.resources ?? []) as Array<Record<string, unknown>>;
-  if (resources.length > 0) out.resources = resources.map(anyJson);
-  if (r.canary) out.canary = true;
-  if (r.type_url) out.typeUrl = r.type_url;
+  if (r.versionInfo) out.versionInfo = r.versionInfo;
+  if (r.resources.length > 0) out.resources = r.resources.map((a) => clientConfigJson(a.typeUrl, a.value));
+  if (r.typeUrl) out.typeUrl = r.typeUrl;
   if (r.nonce) out.nonce = r.nonce;
-  if (r.control_plane) out.controlPlane = r.control_plane.identifier ? { identifier: r.control_plane.identifier } : {};
+  if (r.controlPlane !== undefined) out.controlPlane = r.controlPlane ? { identifier: r.controlPlane } : {};
   return out;
 }
 
-/** One resource: decoded with our protos, an Any of a known type arrives as `@type` plus its fields. */
-function anyJson(a: Record<string, any>): JsonObject { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const typeUrl = String(a['@type'] ?? a.type_url ?? '');
-  const name = typeUrl.slice(typeUrl.lastIndexOf('/') + 1);
-  if (name !== CLIENT_CONFIG) return { '@type': typeUrl };
-  const c = (a['@type'] ? a : decodeMessage(CLIENT_CONFIG, Buffer.from(String(a.value ?? ''), 'base64'))) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+function clientConfigJson(typeUrl: string, value: Buffer): JsonObject {
+  if (typeUrl.slice(typeUrl.lastIndexOf('/') + 1) !== CLIENT_CONFIG) return { '@type': typeUrl };
+  const c = decodeMessage(CLIENT_CONFIG, value) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const out: JsonObject = { '@type': typeUrl };
   if (c.node) {
     const node: JsonObject = {};
@@ -136,15 +63,20 @@ export function filterNamespace(response: JsonObject, namespace: string): JsonOb
 }
 
 /** The control-plane instance an identifier names: its `ID` when it is the incumbent's JSON, else the identifier. */
-export function instanceId(response: JsonObject): string {
-  const identifier = ((response.controlPlane as JsonObject | undefined)?.identifier as string | undefined) ?? '';
+export function instanceId(identifier: string | undefined): string {
+  const text = identifier ?? '';
   try {
-    const parsed = JSON.parse(identifier) as { ID?: unknown };
+    const parsed = JSON.parse(text) as { ID?: unknown };
     if (parsed && typeof parsed.ID === 'string') return parsed.ID;
   } catch {
     // not JSON: the identifier itself
   }
-  return identifier;
+  return text;
+}
+
+/** The instance of a syncz response in proto3 JSON. */
+export function responseInstance(response: JsonObject): string {
+  return instanceId(((response.controlPlane as JsonObject | undefined)?.identifier as string | undefined) ?? '');
 }
 
 /** Short names of the xDS types, in the order of the table. */
@@ -171,7 +103,7 @@ export function layout(rows: string[][], gap = 5): string {
 export function statusTable(responses: readonly JsonObject[], verbosity = 0): string {
   const rows: Array<{ id: string; cells: string[] }> = [];
   for (const response of responses) {
-    const meshd = instanceId(response);
+    const meshd = responseInstance(response);
     for (const r of (response.resources ?? []) as JsonObject[]) {
       const node = (r.node ?? {}) as JsonObject;
       const meta = (node.metadata ?? {}) as JsonObject;
