@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import * as https from 'node:https';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -162,4 +163,23 @@ export async function runPod(server: OrchApiServer, options: RunPodOptions): Pro
     server.portForward.register(namespace, options.name, Number(podPort), typeof target === 'number' ? { host: '127.0.0.1', port: target } : target);
   }
   return pod;
+}
+
+/** The issuer of the in-process API server's service account tokens. */
+export const ORCH_TOKEN_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+/**
+ * JWT_RULE for a daemon that checks orchestrator tokens (proxies', meshctl's) with the API
+ * server's own signing keys, as it would on a cluster.
+ */
+export function orchTokenJwtRule(server: OrchApiServer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(`${server.url}/openid/v1/jwks`, { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(JSON.stringify({ issuer: ORCH_TOKEN_ISSUER, jwks: body })) : reject(new Error(`/openid/v1/jwks: ${res.statusCode} ${body}`))));
+      })
+      .on('error', reject);
+  });
 }

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import * as fs from 'node:fs';
-import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -8,7 +7,7 @@ import { RunningAgent, startAgent } from '../../helpers/agent';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { httpGet } from '../../helpers/http';
 import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
-import { runPod } from '../../helpers/orch-mesh';
+import { orchTokenJwtRule, runPod } from '../../helpers/orch-mesh';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
 
 /**
@@ -21,23 +20,10 @@ import { REPO_ROOT, runCli } from '../../helpers/run-cli';
  * server's keys), verifies them against the published mesh roots, and asks each.
  */
 
-const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const SELF_SIGNED_CA_DIR = path.join('var', 'lib', 'meshd', 'ca');
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-function getJson(server: OrchApiServer, urlPath: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(`${server.url}${urlPath}`, { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
-        let body = '';
-        res.on('data', (d) => (body += d));
-        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${urlPath}: ${res.statusCode} ${body}`))));
-      })
-      .on('error', reject);
-  });
-}
 
 describe('meshctl proxy-status, internal-debug and version through the orchestrator API (end to end)', function () {
   this.timeout(240_000);
@@ -82,7 +68,7 @@ describe('meshctl proxy-status, internal-debug and version through the orchestra
       'apiVersion: networking.mesh.io/v1\nkind: Sidecar\nmetadata: { name: default, namespace: bar }\nspec: { egress: [{ bind: 127.0.0.72, hosts: ["*/*"] }] }\n',
     );
     // The daemons check tokens with the API server's signing keys, as they would on a cluster.
-    const env = { JWT_RULE: JSON.stringify({ issuer: ISSUER, jwks: await getJson(server, '/openid/v1/jwks') }), PILOT_DEBOUNCE_AFTER: '10ms', PILOT_DEBOUNCE_MAX: '100ms' };
+    const env = { JWT_RULE: await orchTokenJwtRule(server), PILOT_DEBOUNCE_AFTER: '10ms', PILOT_DEBOUNCE_MAX: '100ms' };
     const a = await startDaemon(['--configDir', configDir], { ...env, POD_NAME: 'meshd-a' });
     daemons.push(a);
     // Replicas share the mesh's CA: the second starts with the first's persisted root.

@@ -1,9 +1,11 @@
 /**
- * meshctl reading and steering running proxies as an operator would, end to end: the in-process
- * orchestrator API server, the daemon on it, two agents with built-in proxies registered as the
- * pods' admin ports (15000) for the API server's port-forward. meshctl → API server →
- * port-forward → the proxy's admin port, for proxy-config (cluster, listener, route, endpoint,
- * secret), x authz check, proxy-config log, and dashboard proxy; and the errors on the way.
+ * Issue 17 acceptance: meshctl diagnosing a running mesh as an operator would, end to end. The
+ * in-process orchestrator API server; the daemon on it, registered as the pod meshd-… of
+ * mesh-system (its xDS port 15012, ControlZ 9876 and HTTP debug port 8080 forwarded); two
+ * agents with built-in proxies registered as pods (admin port 15000). meshctl → API server →
+ * port-forward → daemon or proxy, for proxy-status (with a TokenRequest token), proxy-config
+ * (cluster, listener, route, endpoint, secret), x authz check, proxy-config log, admin log,
+ * dashboard proxy and meshd-debug, x describe pod; and the errors on the way.
  */
 import { expect } from 'chai';
 import * as http from 'node:http';
@@ -11,11 +13,12 @@ import * as net from 'node:net';
 import { RunningAgent, startAgent } from '../../helpers/agent';
 import { RunningDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
-import { OrchWorld, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
+import { orchTokenJwtRule, OrchWorld, runPod, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
 import { RunningProgram, startProgram } from '../../helpers/program';
 import { CliResult, runCli } from '../../helpers/run-cli';
 
 const NS = 'foo';
+const MESHD_POD = 'meshd-5d8f7c9b4-x2x7q';
 const PODS = [
   { name: 'productpage-v1-6b746f74dc-9stvs', app: 'productpage', ip: '127.0.0.91', port: 9080 },
   { name: 'reviews-v1-545db77b95-jkz6c', app: 'reviews', ip: '127.0.0.92', port: 9081 },
@@ -32,7 +35,7 @@ metadata:
   annotations: { test.orch/pod-ip: "${p.ip}" }
 spec:
   serviceAccountName: default
-  containers: [{ name: ${p.app}, image: ${p.app}, ports: [{ containerPort: ${appPorts[i]}, name: http }] }]
+  containers: [{ name: ${p.app}, image: ${p.app}, ports: [{ containerPort: ${appPorts[i]}, name: http }] }, { name: mesh-proxy, image: proxyv2 }]
 ---
 apiVersion: v1
 kind: Service
@@ -59,6 +62,11 @@ metadata: { name: reviews, namespace: ${NS} }
 spec:
   workloadSelector: { labels: { app: reviews } }
   egress: [{ hosts: ["mesh-system/*"] }]
+---
+apiVersion: security.mesh.io/v1
+kind: PeerAuthentication
+metadata: { name: default, namespace: ${NS} }
+spec: { mtls: { mode: PERMISSIVE } }
 `;
 
 const POLICY = `apiVersion: security.mesh.io/v1
@@ -96,7 +104,7 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('meshctl on running proxies through the orchestrator API (proxy-config, authz check, log, dashboard)', function () {
+describe('issue 17 acceptance: meshctl diagnosing a running mesh through the orchestrator API and port-forward', function () {
   this.timeout(120_000);
   let world: OrchWorld;
   let daemon: RunningDaemon;
@@ -110,7 +118,14 @@ describe('meshctl on running proxies through the orchestrator API (proxy-config,
     for (const p of PODS) apps.push(await startHttpApp(p.app));
     world = await startOrchWorld({ namespaces: [NS] });
     await world.apply(workloads(apps.map((a) => a.port)));
-    daemon = await startOrchDaemon(world);
+    // The daemon checks meshctl's TokenRequest tokens with the API server's keys, as on a cluster.
+    daemon = await startOrchDaemon(world, [], { JWT_RULE: await orchTokenJwtRule(world.server), POD_NAME: MESHD_POD });
+    await runPod(world.server, {
+      name: MESHD_POD,
+      namespace: 'mesh-system',
+      labels: { app: 'meshd' },
+      ports: { 15012: daemon.secureGrpcPort, 9876: daemon.ctrlzPort, 8080: daemon.httpPort },
+    });
     for (const p of PODS) {
       const agent = await startAgent({ grpcPort: daemon.grpcPort, instanceIp: p.ip, namespace: NS, labels: { app: p.app, version: 'v1' }, env: { POD_NAME: p.name } });
       agents.push(agent);
@@ -124,6 +139,22 @@ describe('meshctl on running proxies through the orchestrator API (proxy-config,
     await daemon?.stop();
     await world?.close();
     for (const a of apps) await a.close();
+  });
+
+  it('proxy-status lists both proxies as SYNCED, asking the daemon pod over xDS through a port-forward with a token', async () => {
+    const rows = await waitFor(
+      async () => {
+        const r = await meshctl(['proxy-status', '--verbosity', '1']);
+        return r.code === 0 ? r.stdout.trimEnd().split('\n').map((line) => line.split(/ {2,}/)) : [[r.stderr]];
+      },
+      (table) => table.length === 3 && table.slice(1).every((row) => row.filter((cell) => cell === 'SYNCED').length >= 2),
+      'both proxies synced',
+      20_000,
+    );
+    expect(rows[0].slice(0, 2)).to.deep.equal(['NAME', 'CLUSTER']);
+    expect(rows.slice(1).map((row) => row[0])).to.deep.equal(PODS.map((p) => `sidecar~${p.ip}~${p.name}.${NS}~${NS}.svc.cluster.local`));
+    expect(rows.slice(1).map((row) => row[row.length - 2])).to.deep.equal([MESHD_POD, MESHD_POD]);
+    expect(world.server.requests.count({ verb: 'create', resource: 'serviceaccounts/token' })).to.be.greaterThan(0);
   });
 
   it('proxy-config cluster, listener and route read the live proxy of the pod named', async () => {
@@ -169,6 +200,29 @@ describe('meshctl on running proxies through the orchestrator API (proxy-config,
     // The other workload is not selected.
     const other = await meshctl(['authz', 'check', `${reviews.name}.${NS}`]);
     expect(other.stdout).to.not.contain('productpage-viewer');
+  });
+
+  it('x describe pod names the Service, the policy and the mTLS mode of the pod', async () => {
+    await world.apply(POLICY);
+    const r = await waitFor(() => meshctl(['x', 'describe', 'pod', `${productpage.name}.${NS}`]), (out) => out.stdout.includes('productpage-viewer'), 'the policy in describe', 15_000);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(new RegExp(`^Pod: ${productpage.name}\\.${NS}\\n`));
+    expect(r.stdout, r.stdout).to.contain(`Service: ${productpage.app}.${NS}\n`);
+    expect(r.stdout).to.contain(`RBAC policies: ns[${NS}]-policy[productpage-viewer]-rule[0], ns[${NS}]-policy[productpage-viewer]-rule[1]\n`);
+    expect(r.stdout).to.contain('Workload mTLS mode: PERMISSIVE\n');
+  });
+
+  it('admin log shows the daemon\'s scopes and --level ads:debug changes its level, through ControlZ', async () => {
+    const shown = await meshctl(['admin', 'log']);
+    expect(shown.code, shown.stderr).to.equal(0);
+    expect(shown.stdout).to.match(/^ACTIVE SCOPE +DESCRIPTION +LOG LEVEL +STACK TRACE LEVEL\n/);
+    expect(shown.stdout).to.match(/^ads +.* info +none$/m);
+    const set = await meshctl(['admin', 'log', '--level', 'ads:debug']);
+    expect(set.code, set.stderr).to.equal(0);
+    const scope = JSON.parse((await adminGet(daemon.ctrlzPort, '/scopej/ads')).body) as { output_level: string };
+    expect(scope.output_level).to.equal('debug');
+    await meshctl(['admin', 'log', '--reset']);
+    expect((JSON.parse((await adminGet(daemon.ctrlzPort, '/scopej/ads')).body) as { output_level: string }).output_level).to.equal('info');
   });
 
   it('proxy-config log shows the levels, --level debug changes them (the proxy then logs at debug), --reset puts them back', async () => {
@@ -237,20 +291,10 @@ describe('meshctl on running proxies through the orchestrator API (proxy-config,
 
   it('dashboard meshd-debug opens the daemon pod\'s /debug (first app=meshd pod in the mesh namespace); an add-on dashboard finds its pod by label', async () => {
     await world.apply(`apiVersion: v1
-kind: Namespace
-metadata: { name: mesh-system }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: meshd-5d8f7c9b4-x2x7q, namespace: mesh-system, labels: { app: meshd } }
-spec: { containers: [{ name: discovery, image: meshd }] }
----
-apiVersion: v1
 kind: Pod
 metadata: { name: metrics-store-0, namespace: mesh-system, labels: { app: metrics-store } }
 spec: { containers: [{ name: server, image: metrics-store }] }
 `);
-    world.server.portForward.register('mesh-system', 'meshd-5d8f7c9b4-x2x7q', 8080, { host: '127.0.0.1', port: daemon.httpPort });
     const store = http.createServer((_req, res) => res.end('metrics store UI\n'));
     await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
     world.server.portForward.register('mesh-system', 'metrics-store-0', 9090, { host: '127.0.0.1', port: (store.address() as net.AddressInfo).port });
