@@ -72,8 +72,16 @@ async function startMesh(ip: string, files: Record<string, string>, env: Record<
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-jwt-'));
   for (const [name, body] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), body);
   const daemon = await startDaemon(['--configDir', dir], { PILOT_DEBOUNCE_AFTER: '10ms', PILOT_DEBOUNCE_MAX: '100ms', ...env });
-  const agent = await startAgent({ grpcPort: daemon.grpcPort, instanceIp: ip, namespace: 'foo', labels: { app: 'httpbin', version: 'v1' } });
-  await agent.waitForLog(/built-in proxy ready/, 10_000);
+  let agent: RunningAgent | undefined;
+  try {
+    agent = await startAgent({ grpcPort: daemon.grpcPort, instanceIp: ip, namespace: 'foo', labels: { app: 'httpbin', version: 'v1' } });
+    await agent.waitForLog(/built-in proxy ready/, 10_000);
+  } catch (err) {
+    // A mesh that did not start is not left running (its ports would fail the next ones).
+    await agent?.stop();
+    await daemon.stop();
+    throw err;
+  }
   return { dir, daemon, agent, ip };
 }
 
