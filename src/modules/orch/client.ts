@@ -62,15 +62,26 @@ export class OrchClient implements InformerTransport {
     this.bucket = new TokenBucket(options.qps, options.burst);
   }
 
-  /** The loaded config. @throws OrchConfigError naming the file (or in-cluster source) when it is unusable. */
   private configFile(): string | undefined {
     if (this.options.orchconfig) return this.options.orchconfig;
     return this.options.defaultConfigFile ? this.defaultFile?.path() : undefined;
   }
 
+  /** The config file's, or else the in-cluster one; a CLI outside any cluster is told every place it looked. */
+  private loadConfig(): k8s.KubeConfig {
+    const file = this.configFile();
+    try {
+      return loadOrchConfig(file, this.options.context || undefined);
+    } catch (err) {
+      if (file || !this.options.defaultConfigFile || !(err instanceof OrchConfigError) || !/KUBERNETES_SERVICE_HOST/.test(err.message)) throw err;
+      throw new OrchConfigError('no orchestrator config: no --orchconfig, no ORCHCONFIG, no ~/.kube/config, and not inside a cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)');
+    }
+  }
+
+  /** The loaded config. @throws OrchConfigError naming the file (or in-cluster source) when it is unusable. */
   get kubeConfig(): k8s.KubeConfig {
     if (!this.config) {
-      const loaded = this.options.kubeConfig ?? loadOrchConfig(this.configFile(), this.options.context || undefined);
+      const loaded = this.options.kubeConfig ?? this.loadConfig();
       this.config = impersonates(this.options.impersonate) ? new ImpersonatingKubeConfig(loaded, this.options.impersonate) : loaded;
     }
     return this.config;
