@@ -101,13 +101,14 @@ describe('orch-access: OrchAccess (namespace, resolvePod, podsBySelector) and me
     expect(err.message).to.match(/^cannot list pods in namespace default with selector "app in \(": 400/);
   });
 
-  it('meshctlOrchOptions: the orchestrator options of the global flags, CLI pacing', () => {
-    expect(meshctlOrchOptions({ orchconfig: '/x', context: '' })).to.deep.equal({ orchconfig: '/x', context: undefined, qps: 50, burst: 100 });
+  it('meshctlOrchOptions: the orchestrator options of the global flags, CLI pacing, the CLI\'s default config file', () => {
+    expect(meshctlOrchOptions({ orchconfig: '/x', context: '' })).to.deep.equal({ orchconfig: '/x', context: undefined, qps: 50, burst: 100, defaultConfigFile: true });
     expect(meshctlOrchOptions({ orchconfig: '', context: 'c', as: 'jane', 'as-group': ['a', 'b'], 'as-uid': 'u' })).to.deep.equal({
       orchconfig: '',
       context: 'c',
       qps: 50,
       burst: 100,
+      defaultConfigFile: true,
       impersonate: { user: 'jane', groups: ['a', 'b'], uid: 'u' },
     });
   });
