@@ -42,16 +42,22 @@ export class BugReport extends MeshCommand {
     const f = flags as unknown as BugReportFlags & MeshctlOrchFlags;
     // Checked before reaching the cluster: a bad filter, time or config file fails at once.
     const options = bugReportOptions(f);
-    const progress = terminalProgress('bug-report: listing the cluster...');
+    // On a terminal a spinner shows how far it got; a summary line clears it, prints, and the spinner goes on below.
+    let shown = 'bug-report: listing the cluster...';
+    let progress = terminalProgress(shown);
     try {
       await withOrchAccess(this.scope, f, (access) =>
         runBugReport(access, options, {
-          progress: (text) => progress.update(`bug-report: ${text}`),
+          progress: (text) => progress.update((shown = `bug-report: ${text}`)),
           summary: (line) => {
             progress.done();
             process.stderr.write(`${line}\n`);
+            progress = terminalProgress(shown);
           },
-          result: (line) => this.write(line),
+          result: (line) => {
+            progress.done();
+            this.write(line);
+          },
         }),
       );
     } finally {

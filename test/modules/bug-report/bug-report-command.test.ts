@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { RunningDaemon } from '../../helpers/daemon';
 import { OrchWorld, runPod, startOrchDaemon, startOrchWorld } from '../../helpers/orch-mesh';
-import { runCli } from '../../helpers/run-cli';
+import { REPO_ROOT, runCli } from '../../helpers/run-cli';
 
 /*
  * `meshctl bug-report` as an operator runs it: meshctl → the in-process API server (lists, pod
@@ -206,6 +206,22 @@ describe('meshctl bug-report (through the orchestrator API)', function () {
     } finally {
       await server.delete('v1', 'Pod', 'shop', 'slow-1').catch(() => undefined);
     }
+  });
+
+  it('on a terminal shows a spinner with how far it got, cleared before each summary line', async () => {
+    const out = outDir();
+    const command = [process.execPath, path.join(REPO_ROOT, 'bin', 'meshctl'), 'bug-report', '--include', 'shop', '--output-dir', out, '--orchconfig', world.kubeconfig].map((a) => `'${a}'`).join(' ');
+    // `script` gives the command a pseudo-terminal, as a user's shell would.
+    const r = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      execFile('script', ['-qec', command, '/dev/null'], { timeout: 60_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm' } }, (err, stdout) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, text: stdout }),
+      );
+    });
+    expect(r.code, r.text).to.equal(0);
+    expect(r.text).to.match(/\r\x1b\[2K[|/\\-] bug-report: gathered \d+\/\d+/);
+    expect(r.text).to.match(/\r\x1b\[2KGathering \d+ items/);
+    expect(r.text).to.include(`Wrote ${path.join(out, 'bug-report.tar.gz')}`);
+    expect(fs.existsSync(path.join(out, 'bug-report.tar.gz'))).to.equal(true);
   });
 
   it('--dry-run lists what it would gather and writes nothing', async () => {
