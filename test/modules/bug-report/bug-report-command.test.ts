@@ -208,6 +208,25 @@ describe('meshctl bug-report (through the orchestrator API)', function () {
     }
   });
 
+  it('a proxy that cannot be reached is listed in summary.yaml; the rest is archived', async () => {
+    const server = world.server;
+    await runPod(server, { name: 'broken-1', namespace: 'shop', labels: { app: 'broken' }, containers: proxyContainers });
+    try {
+      const out = outDir();
+      const r = await meshctl('--output-dir', out, '--include', 'shop');
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.match(/\nGathered (\d+) of \d+ items; 1 failed \(listed in bug-report\/summary.yaml\)\n$/);
+      const archive = path.join(out, 'bug-report.tar.gz');
+      const summary = parse(extract(archive, 'bug-report/summary.yaml'));
+      expect(summary.complete).to.equal(false);
+      expect(summary.errors).to.have.length(1);
+      expect(summary.errors[0]).to.match(/^the config dump of the proxy admin \(port 15000\) of pod shop\/broken-1: .*broken-1/);
+      expect(listing(archive)).to.include.members(['bug-report/proxies/shop/broken-1/mesh-proxy.log', 'bug-report/proxies/shop/web-1/config_dump.json']);
+    } finally {
+      await server.delete('v1', 'Pod', 'shop', 'broken-1').catch(() => undefined);
+    }
+  });
+
   it('on a terminal shows a spinner with how far it got, cleared before each summary line', async () => {
     const out = outDir();
     const command = [process.execPath, path.join(REPO_ROOT, 'bin', 'meshctl'), 'bug-report', '--include', 'shop', '--output-dir', out, '--orchconfig', world.kubeconfig].map((a) => `'${a}'`).join(' ');
