@@ -1,4 +1,7 @@
-import { arrayFlag, boolFlag, command, durationFlag, intFlag, listFlag, NotYetImplementedCommand, stringFlag } from '../../src/modules/cli';
+import { arrayFlag, boolFlag, command, durationFlag, intFlag, listFlag, MeshCommand, stringFlag, terminalProgress } from '../../src/modules/cli';
+import { BugReportFlags, bugReportOptions, runBugReport } from '../../src/modules/bug-report';
+import { MeshctlOrchFlags } from '../../src/modules/orch-access';
+import { withOrchAccess } from './orch-access-scope';
 
 /**
  * Flags of `bug-report`, exported for `bug-report version` ("same flags plus ...").
@@ -33,4 +36,32 @@ export const bugReportFlags = {
   usage: 'bug-report [flags]',
   flags: bugReportFlags,
 })
-export class BugReport extends NotYetImplementedCommand {}
+export class BugReport extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(BugReport);
+    const f = flags as unknown as BugReportFlags & MeshctlOrchFlags;
+    // Checked before reaching the cluster: a bad filter, time or config file fails at once.
+    const options = bugReportOptions(f);
+    // On a terminal a spinner shows how far it got; a summary line clears it, prints, and the spinner goes on below.
+    let shown = 'bug-report: listing the cluster...';
+    let progress = terminalProgress(shown);
+    try {
+      await withOrchAccess(this.scope, f, (access) =>
+        runBugReport(access, options, {
+          progress: (text) => progress.update((shown = `bug-report: ${text}`)),
+          summary: (line) => {
+            progress.done();
+            process.stderr.write(`${line}\n`);
+            progress = terminalProgress(shown);
+          },
+          result: (line) => {
+            progress.done();
+            this.write(line);
+          },
+        }),
+      );
+    } finally {
+      progress.done();
+    }
+  }
+}

@@ -92,7 +92,7 @@ interface BuiltIn {
 
 const BUILT_INS: BuiltIn[] = [
   { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'] },
-  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', shortNames: ['po'], subresources: ['status'], categories: ['all'] },
+  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', shortNames: ['po'], subresources: ['status', 'log'], categories: ['all'] },
   { group: '', version: 'v1', kind: 'Service', plural: 'services', shortNames: ['svc'], subresources: ['status'], categories: ['all'] },
   { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', shortNames: ['ep'] },
   { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'] },

@@ -7,6 +7,7 @@ import type { DeleteOptions, Operations, PatchType, WriteOptions } from './opera
 import { openApiV2, openApiV3Document, openApiV3Index } from './openapi';
 import { groupVersion, type ResourceRegistry, type ResourceType } from './resources';
 import { decodeProtobuf, PROTOBUF } from './protobuf';
+import { logQuery, type PodLogs } from './pod-logs';
 import { parseSelection } from './selectors';
 import type { Obj, Store } from './store';
 import { jsonOf } from './store';
@@ -50,6 +51,8 @@ export interface RouterDeps {
   readonly access: AccessRules;
   /** `v<major>.<minor>.<patch>` for /version; default v1.32.0. */
   readonly serverVersion?: string;
+  /** What `pods/<name>/log` answers. */
+  readonly podLogs: PodLogs;
 }
 
 interface Target {
@@ -201,6 +204,11 @@ export class Router {
       info.verb = 'create';
       const sa = ops.get(type, namespace, name);
       return sendJson(res, 201, await requestToken(this.deps.store, this.deps.signer, sa, await readJson(req)));
+    }
+    if (subresource === 'log') {
+      if (method !== 'GET') throw methodNotAllowed();
+      info.verb = 'get';
+      return sendRaw(res, 200, this.deps.podLogs.read(ops.get(type, namespace, name), logQuery(q)), 'text/plain');
     }
     if (subresource === 'scale') return this.scale(req, res, t, info, writeOptions);
     switch (method) {

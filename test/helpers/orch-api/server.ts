@@ -13,6 +13,7 @@ import { watchCrds } from './crds';
 import { ApiError, badRequest, internal, pathNotFound, statusFor } from './errors';
 import { type Operations as OperationsType, Operations } from './operations';
 import { OwnerIndex } from './owners';
+import { PodLogs } from './pod-logs';
 import { type ForwardTarget, portForwardTarget, PortForwards } from './portforward';
 import { ResourceRegistry } from './resources';
 import { requestBodies, type RouteInfo, Router, sendStatus } from './router';
@@ -140,6 +141,8 @@ export class OrchApiServer {
   private readonly router: Router;
   private readonly simulation?: ClusterSimulation;
   private readonly forwards: PortForwards;
+  /** `pods/<name>/log`: set a container's log text with `podLogs.set(...)`. */
+  readonly podLogs = new PodLogs();
   private stopped = false;
 
   private constructor(
@@ -155,7 +158,7 @@ export class OrchApiServer {
     this.admission = new WebhookAdmission(this.store);
     this.serviceEndpoints = this.admission.serviceEndpoints;
     this.ops = new Operations(this.store, this.admission, new ClusterIpAllocator(), new OwnerIndex(this.store));
-    this.router = new Router({ store: this.store, registry: this.registry, ops: this.ops, hub: this.hub, signer: this.signer, serverAddress: () => `${this.host}:${this.port}`, access: this.access, serverVersion: options.serverVersion });
+    this.router = new Router({ store: this.store, registry: this.registry, ops: this.ops, hub: this.hub, signer: this.signer, serverAddress: () => `${this.host}:${this.port}`, access: this.access, serverVersion: options.serverVersion, podLogs: this.podLogs });
     this.forwards = new PortForwards(this.store);
     if (options.simulateCluster !== false) this.simulation = new ClusterSimulation(this.store, this.registry, this.ops, { podIpAllocator: options.podIpAllocator, podTerminationMs: options.podTerminationMs });
   }
