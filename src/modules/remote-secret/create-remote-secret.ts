@@ -31,6 +31,7 @@ export async function createRemoteSecret(client: OrchClient, options: CreateRemo
   if (options.authType !== 'plugin' && (options.authPluginName || Object.keys(options.authPluginConfig).length > 0)) {
     throw new UserError('--auth-plugin-name and --auth-plugin-config need --auth-type plugin');
   }
+  if (options.server !== undefined && !isServerUrl(options.server)) throw new UserError(`--server ${JSON.stringify(options.server)}: expected the API server's URL, e.g. https://host:6443`);
   const namespace = options.namespace;
   const clusterName = options.name || (await namespaceUid(client, namespace));
   if (!CLUSTER_NAME.test(clusterName)) throw new UserError(`--name ${JSON.stringify(clusterName)}: a cluster name may hold only letters, digits, '-', '_' and '.'`);
@@ -76,4 +77,13 @@ function serverOf(kc: k8s.KubeConfig, serverFlag: string | undefined): { server:
     }
   }
   return { server: serverFlag || cluster!.server, caData };
+}
+
+function isServerUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }

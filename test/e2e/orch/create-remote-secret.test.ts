@@ -141,6 +141,7 @@ describe('meshctl create-remote-secret (two clusters, end to end)', function () 
       [['--name', 'b', '--auth-type', 'plugin'], 'Error: --auth-plugin-name is required with --auth-type plugin'],
       [['--name', 'b', '--auth-plugin-name', 'gcp'], 'Error: --auth-plugin-name and --auth-plugin-config need --auth-type plugin'],
       [['--name', 'b/c'], `Error: --name "b/c": a cluster name may hold only letters, digits, '-', '_' and '.'`],
+      [['--name', 'b', '--server', 'b.example:6443'], `Error: --server "b.example:6443": expected the API server's URL, e.g. https://host:6443`],
       [['-i', 'absent'], 'Error: cannot read Namespace absent for the cluster name (give it with --name)'],
     ];
     for (const [args, message] of cases) {
