@@ -34,8 +34,8 @@ export interface EntryConfigureOptions {
 /** The audience the daemon's CA accepts tokens for (TOKEN_AUDIENCES default). */
 export const MESH_TOKEN_AUDIENCE = 'mesh-ca';
 export const ROOT_CERT_CONFIGMAP = 'mesh-ca-root-cert';
-/** The cluster ID of a single-cluster mesh (CLUSTER_ID default). */
-export const DEFAULT_CLUSTER_ID = 'Kubernetes';
+/** The daemon's CLUSTER_ID default: the cluster of a single-cluster mesh. */
+export const DEFAULT_CLUSTER_ID = 'Orch';
 const MAX_GROUP_FILE_BYTES = 1024 * 1024;
 
 /** Writes the files; returns their paths. */

@@ -21,7 +21,7 @@ export interface VmFileInputs {
   captureDns: boolean;
   internalIP?: string;
   externalIP?: string;
-  /** The mesh config's own fields (from the `mesh` ConfigMap), as parsed YAML. */
+  /** The mesh config's own fields (from the `mesh` ConfigMap), as parsed YAML; trustDomain is the effective one. */
   meshConfig: Record<string, unknown>;
   trustDomain: string;
   /** `host:port` of the daemon the VM connects to. */
@@ -32,22 +32,20 @@ export interface VmFileInputs {
   token: string;
 }
 
-/** The agent settings of the VM, by name (spec/02 names). */
+/**
+ * The agent settings of the VM, by the names spec/02 gives them: node metadata (`MESH_META_*`,
+ * labels as MESH_METAJSON_LABELS), namespace and address. The trust domain comes with mesh.yaml,
+ * the service account with the token.
+ */
 export function vmEnvironment(i: VmFileInputs): Record<string, string> {
-  const labels = { ...i.group.labels };
-  const service = labels.app ?? labels['service.mesh.io/canonical-name'] ?? i.group.name;
   const env: Record<string, string> = {
-    CANONICAL_REVISION: labels['service.mesh.io/canonical-revision'] ?? labels.version ?? 'latest',
-    CANONICAL_SERVICE: service,
-    MESH_METAJSON_LABELS: JSON.stringify(labels),
+    MESH_METAJSON_LABELS: JSON.stringify(i.group.labels),
     MESH_META_CLUSTER_ID: i.clusterId,
     MESH_META_DNS_CAPTURE: String(i.captureDns),
-    MESH_META_NETWORK: i.group.network,
     MESH_META_WORKLOAD_NAME: i.group.name,
     POD_NAMESPACE: i.group.namespace,
-    SERVICE_ACCOUNT: i.group.serviceAccount,
-    TRUST_DOMAIN: i.trustDomain,
   };
+  if (i.group.network) env.MESH_META_NETWORK = i.group.network;
   if (i.autoregister) env.MESH_META_AUTO_REGISTER_GROUP = i.group.name;
   const instanceIp = i.internalIP || i.externalIP;
   if (instanceIp) env.INSTANCE_IP = instanceIp;
@@ -67,7 +65,7 @@ export function meshYaml(i: VmFileInputs, env: Record<string, string>): string {
   const defaultConfig = { ...((base.defaultConfig as Record<string, unknown> | undefined) ?? {}) };
   defaultConfig.discoveryAddress = i.discoveryAddress;
   defaultConfig.proxyMetadata = { ...((defaultConfig.proxyMetadata as Record<string, string> | undefined) ?? {}), ...env };
-  return stringify({ ...base, defaultConfig }, { lineWidth: 0, aliasDuplicateObjects: false });
+  return stringify({ ...base, trustDomain: i.trustDomain, defaultConfig }, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
 /** hosts: the daemon's host name at the gateway address, one `/etc/hosts` line. */

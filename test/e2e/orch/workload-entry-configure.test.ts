@@ -92,8 +92,6 @@ describe('meshctl x workload group create / entry configure (end to end)', funct
     expect(fs.readdirSync(out).sort()).to.deep.equal(['cluster.env', 'hosts', 'mesh-token', 'mesh.yaml', 'root-cert.pem']);
     const env = sourceEnv(fs.readFileSync(path.join(out, 'cluster.env'), 'utf8'));
     expect(env).to.deep.equal({
-      CANONICAL_REVISION: 'v1',
-      CANONICAL_SERVICE: 'web',
       INSTANCE_IP: '127.0.0.91',
       MESH_METAJSON_LABELS: JSON.stringify({ app: 'web', version: 'v1' }),
       MESH_META_AUTO_REGISTER_GROUP: 'web',
@@ -102,8 +100,6 @@ describe('meshctl x workload group create / entry configure (end to end)', funct
       MESH_META_NETWORK: 'vm-net',
       MESH_META_WORKLOAD_NAME: 'web',
       POD_NAMESPACE: 'vm',
-      SERVICE_ACCOUNT: 'web-sa',
-      TRUST_DOMAIN: 'cluster.local',
     });
     const mesh = parse(fs.readFileSync(path.join(out, 'mesh.yaml'), 'utf8'));
     expect(mesh.trustDomain).to.equal('cluster.local');
@@ -151,7 +147,7 @@ describe('meshctl x workload group create / entry configure (end to end)', funct
     expect([r.code, r.stderr]).to.deep.equal([0, '']);
     expect(fs.readFileSync(path.join(out, 'hosts'), 'utf8')).to.equal('192.0.2.10 meshd-canary.mesh-system.svc\n');
     const env = sourceEnv(fs.readFileSync(path.join(out, 'cluster.env'), 'utf8'));
-    expect(env).to.include({ MESH_META_DNS_CAPTURE: 'true', MESH_META_CLUSTER_ID: 'Kubernetes' });
+    expect(env).to.include({ MESH_META_DNS_CAPTURE: 'true', MESH_META_CLUSTER_ID: 'Orch' });
     expect(env).to.not.have.property('MESH_META_AUTO_REGISTER_GROUP');
 
     const noGateway = await meshctl('x', 'workload', 'entry', 'configure', '--name', 'web', '-n', 'vm', '-o', path.join(tmp, 'nogw'));

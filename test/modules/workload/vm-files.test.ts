@@ -24,11 +24,17 @@ describe('workload VM files', () => {
     expect(out).to.equal(`${env.A}|`);
   });
 
-  it('takes the instance address from --internalIP, else --externalIP, and the service from the app label', () => {
+  it('takes the instance address from --internalIP, else --externalIP; the network only when the group has one', () => {
     expect(vmEnvironment(inputs({ internalIP: '10.0.0.1', externalIP: '1.2.3.4' })).INSTANCE_IP).to.equal('10.0.0.1');
     expect(vmEnvironment(inputs({ externalIP: '1.2.3.4' })).INSTANCE_IP).to.equal('1.2.3.4');
     expect(vmEnvironment(inputs())).to.not.have.property('INSTANCE_IP');
-    expect(vmEnvironment(inputs())).to.include({ CANONICAL_SERVICE: 'shop', CANONICAL_REVISION: 'latest', TRUST_DOMAIN: 'example.org' });
+    expect(vmEnvironment(inputs())).to.deep.equal({
+      MESH_METAJSON_LABELS: '{"app":"shop"}',
+      MESH_META_CLUSTER_ID: 'c1',
+      MESH_META_DNS_CAPTURE: 'false',
+      MESH_META_WORKLOAD_NAME: 'web',
+      POD_NAMESPACE: 'vm',
+    });
   });
 
   it('keeps the mesh config and adds the discovery address; hosts is empty without a gateway address', () => {
