@@ -37,7 +37,7 @@ function jwtClaims(token: string): Any {
 }
 
 describe('meshctl create-remote-secret (two clusters, end to end)', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let a: OrchWorld;
   let b: OrchWorld;
   let daemon: RunningDaemon | undefined;
