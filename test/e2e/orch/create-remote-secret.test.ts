@@ -120,6 +120,22 @@ describe('meshctl create-remote-secret (two clusters, end to end)', function () 
     expect(jwtClaims(parse(secret.stringData.b).users[0].user.token).sub).to.equal('system:serviceaccount:mesh-system:meshd');
   });
 
+  it("uses the service account's legacy token Secret when it has one (it does not expire)", async () => {
+    await b.server.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'legacy', namespace: 'mesh-system' } });
+    await b.server.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/service-account-token',
+      metadata: { name: 'legacy-token', namespace: 'mesh-system', annotations: { 'kubernetes.io/service-account.name': 'legacy' } },
+      data: { token: Buffer.from('legacy-token-value').toString('base64') },
+    });
+    const before = b.server.requests.log.length;
+    const r = await runCli('meshctl', ['create-remote-secret', '--orchconfig', b.kubeconfig, '--name', 'b', '--service-account', 'legacy']);
+    expect([r.code, r.stderr]).to.deep.equal([0, '']);
+    expect(parse(parseAllDocuments(r.stdout)[0].toJS().stringData.b).users[0].user).to.deep.equal({ token: 'legacy-token-value' });
+    expect(b.server.requests.log.slice(before).filter((q) => q.resource === 'serviceaccounts/token')).to.deep.equal([]);
+  });
+
   it('takes the reader ClusterRole from --manifests', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mesh-manifests-'));
     try {
