@@ -1,4 +1,7 @@
-import { boolFlag, command, mapFlag, NotYetImplementedCommand, stringFlag } from '../../src/modules/cli';
+import { boolFlag, command, mapFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { MeshctlOrchFlags } from '../../src/modules/orch-access';
+import { createRemoteSecret } from '../../src/modules/remote-secret';
+import { withOrchAccess } from './orch-access-scope';
 
 @command({
   program: 'meshctl',
@@ -19,4 +22,24 @@ import { boolFlag, command, mapFlag, NotYetImplementedCommand, stringFlag } from
     type: stringFlag('type of secret', { options: ['remote', 'config'], default: 'remote' }),
   },
 })
-export class CreateRemoteSecret extends NotYetImplementedCommand {}
+export class CreateRemoteSecret extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(CreateRemoteSecret);
+    const yaml = await withOrchAccess(this.scope, flags as MeshctlOrchFlags, (access) =>
+      createRemoteSecret(access.client, {
+        namespace: flags.meshNamespace,
+        type: flags.type as 'remote' | 'config',
+        authType: flags['auth-type'] as 'bearer-token' | 'plugin',
+        authPluginName: flags['auth-plugin-name'],
+        authPluginConfig: flags['auth-plugin-config'] ?? {},
+        createServiceAccount: flags['create-service-account'],
+        manifests: flags.manifests,
+        name: flags.name,
+        secretName: flags['secret-name'],
+        server: flags.server,
+        serviceAccount: flags['service-account'],
+      }),
+    );
+    process.stdout.write(yaml);
+  }
+}

@@ -1,4 +1,7 @@
-import { boolFlag, command, GroupCommand, intFlag, listFlag, NotYetImplementedCommand, stringFlag } from '../../../src/modules/cli';
+import { boolFlag, command, GroupCommand, intFlag, listFlag, MeshCommand, stringFlag } from '../../../src/modules/cli';
+import { MeshctlOrchFlags } from '../../../src/modules/orch-access';
+import { configureEntry, workloadGroupYaml } from '../../../src/modules/workload';
+import { withOrchAccess } from '../orch-access-scope';
 
 @command({
   program: 'meshctl',
@@ -39,7 +42,31 @@ export class ExperimentalWorkloadEntry extends GroupCommand {}
     tokenDuration: intFlag('lifetime of the generated token, in seconds', { default: 3600 }),
   },
 })
-export class ExperimentalWorkloadEntryConfigure extends NotYetImplementedCommand {}
+export class ExperimentalWorkloadEntryConfigure extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ExperimentalWorkloadEntryConfigure);
+    const written = await withOrchAccess(this.scope, flags as MeshctlOrchFlags, (access) =>
+      configureEntry(access.client, {
+        systemNamespace: flags.meshNamespace,
+        file: flags.file,
+        name: flags.name,
+        namespace: flags.namespace || undefined,
+        output: flags.output,
+        clusterId: flags.clusterID,
+        autoregister: flags.autoregister,
+        captureDns: flags['capture-dns'],
+        ingressIP: flags.ingressIP,
+        ingressService: flags.ingressService,
+        internalIP: flags.internalIP,
+        externalIP: flags.externalIP,
+        revision: flags.revision,
+        tokenDuration: flags.tokenDuration,
+        warn: (message) => process.stderr.write(`${message}\n`),
+      }),
+    );
+    process.stdout.write(`Configuration generation into directory ${flags.output} was successful: ${written.map((f) => f.split('/').pop()).join(', ')}\n`);
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -65,4 +92,20 @@ export class ExperimentalWorkloadGroup extends GroupCommand {}
     serviceAccount: stringFlag('service account of the workload', { char: 's', default: 'default' }),
   },
 })
-export class ExperimentalWorkloadGroupCreate extends NotYetImplementedCommand {}
+export class ExperimentalWorkloadGroupCreate extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ExperimentalWorkloadGroupCreate);
+    process.stdout.write(
+      workloadGroupYaml({
+        name: flags.name,
+        namespace: flags.namespace,
+        labels: flags.labels ?? [],
+        annotations: flags.annotations ?? [],
+        ports: flags.ports ?? [],
+        serviceAccount: flags.serviceAccount,
+        network: flags.network,
+        locality: flags.locality,
+      }),
+    );
+  }
+}

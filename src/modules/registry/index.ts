@@ -7,6 +7,7 @@ export {
   allowedInsecureOptions,
   ClusterDebugInfo,
   MulticlusterMetrics,
+  MULTICLUSTER_SECRET_LABEL,
   MulticlusterRegistry,
   OrchRegistryMetrics,
   OrchRegistryOptions,
