@@ -17,6 +17,7 @@ import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
 import { diagnoseModule } from './modules/diagnose';
 import { revisionTagsModule } from './modules/revision-tags';
+import { waypointModule } from './modules/waypoint';
 import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
 import { leaderElectionModule } from './modules/leader-election';
@@ -98,6 +99,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     discoveryModule(),
     diagnoseModule(),
     revisionTagsModule(),
+    waypointModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),

@@ -1,0 +1,63 @@
+/**
+ * A waypoint is a Gateway API `Gateway` of the mesh's waypoint class with one HBONE listener,
+ * labelled with the traffic it handles (`mesh.io/waypoint-for`) and its control plane revision.
+ */
+export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+export const GATEWAY_VERSION = 'v1';
+export const GATEWAYS_PLURAL = 'gateways';
+export const WAYPOINT_CLASS = 'mesh-waypoint';
+export const WAYPOINT_FOR_LABEL = 'mesh.io/waypoint-for';
+export const USE_WAYPOINT_LABEL = 'mesh.io/use-waypoint';
+export const REVISION_LABEL = 'mesh.io/rev';
+export const HBONE_PORT = 15008;
+export const HBONE_LISTENER = 'mesh-hbone';
+export const TRAFFIC_TYPES = ['all', 'none', 'service', 'workload'] as const;
+export type TrafficType = (typeof TRAFFIC_TYPES)[number];
+export const DEFAULT_TRAFFIC_TYPE: TrafficType = 'service';
+
+export interface GatewayCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface Gateway {
+  apiVersion: string;
+  kind: 'Gateway';
+  metadata: { name: string; namespace: string; labels?: Record<string, string>; resourceVersion?: string; [k: string]: unknown };
+  spec: { gatewayClassName: string; listeners: { name: string; port: number; protocol: string }[]; [k: string]: unknown };
+  status?: { conditions?: GatewayCondition[]; [k: string]: unknown };
+}
+
+export interface WaypointOptions {
+  name: string;
+  namespace: string;
+  for: TrafficType;
+  revision?: string;
+}
+
+export function buildWaypoint(options: WaypointOptions): Gateway {
+  const labels: Record<string, string> = { [WAYPOINT_FOR_LABEL]: options.for };
+  if (options.revision) labels[REVISION_LABEL] = options.revision;
+  return {
+    apiVersion: `${GATEWAY_GROUP}/${GATEWAY_VERSION}`,
+    kind: 'Gateway',
+    metadata: { name: options.name, namespace: options.namespace, labels },
+    spec: { gatewayClassName: WAYPOINT_CLASS, listeners: [{ name: HBONE_LISTENER, port: HBONE_PORT, protocol: 'HBONE' }] },
+  };
+}
+
+export function isWaypoint(gw: Partial<Gateway> | undefined): boolean {
+  return gw?.spec?.gatewayClassName === WAYPOINT_CLASS;
+}
+
+/** The Gateway's `Programmed` condition status: `True`, `False` or `Unknown` (none reported yet). */
+export function programmed(gw: Gateway): string {
+  return gw.status?.conditions?.find((c) => c.type === 'Programmed')?.status ?? 'Unknown';
+}
+
+export function revisionOf(gw: Gateway): string {
+  return gw.metadata.labels?.[REVISION_LABEL] || 'default';
+}
