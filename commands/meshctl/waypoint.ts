@@ -54,9 +54,9 @@ export class WaypointApply extends WaypointCommand {
     const { flags } = await this.parse(WaypointApply);
     await this.withWaypoints(flags as WaypointFlags, async (waypoints, namespace) => {
       const name = flags.name ?? 'waypoint';
-      const { enrolled } = await waypoints.apply({ name, namespace, for: (flags.for ?? DEFAULT_TRAFFIC_TYPE) as TrafficType, revision: flags.revision, enrollNamespace: flags['enroll-namespace'], overwrite: flags.overwrite });
+      if (flags['enroll-namespace']) await waypoints.checkEnrollment(namespace, name, flags.overwrite === true);
+      await waypoints.apply({ name, namespace, for: (flags.for ?? DEFAULT_TRAFFIC_TYPE) as TrafficType, revision: flags.revision, overwrite: flags.overwrite });
       process.stdout.write(`waypoint ${namespace}/${name} applied\n`);
-      if (enrolled) process.stdout.write(`namespace ${namespace} labeled with "${USE_WAYPOINT_LABEL}: ${name}"\n`);
       if (flags.wait) {
         const progress = terminalProgress(`waiting for waypoint ${namespace}/${name}`);
         try {
@@ -64,7 +64,12 @@ export class WaypointApply extends WaypointCommand {
         } finally {
           progress.done();
         }
-        process.stdout.write(`waypoint ${namespace}/${name} is programmed\n`);
+        process.stdout.write(`waypoint ${namespace}/${name} is ready\n`);
+      }
+      // The namespace moves to the waypoint once it is there (after the wait, as the incumbent).
+      if (flags['enroll-namespace']) {
+        await waypoints.enroll(namespace, name);
+        process.stdout.write(`namespace ${namespace} labeled with "${USE_WAYPOINT_LABEL}: ${name}"\n`);
       }
     });
   }
@@ -144,7 +149,7 @@ export class WaypointStatus extends WaypointCommand {
     await this.withWaypoints(flags as WaypointFlags, async (waypoints, namespace) => {
       const found = (await waypoints.list(namespace)).filter((gw) => !this.nameGiven() || gw.metadata.name === flags.name);
       if (!found.length && this.nameGiven()) throw new UserError(`waypoint ${namespace}/${flags.name} not found`);
-      process.stdout.write(waypointStatus(found));
+      process.stdout.write(waypointStatus(found, !flags.namespace));
     });
   }
 }

@@ -14,15 +14,19 @@ export function waypointList(gateways: readonly Gateway[], allNamespaces: boolea
   return columns([header, ...rows]);
 }
 
-/** One row per condition of each waypoint; a waypoint without status says so. */
-export function waypointStatus(gateways: readonly Gateway[]): string {
+/**
+ * One row per condition of each waypoint; a waypoint without status says so. The namespace
+ * column only when the namespace was not named (`-n`), as the incumbent.
+ */
+export function waypointStatus(gateways: readonly Gateway[], withNamespace: boolean): string {
   if (!gateways.length) return 'No waypoints found.\n';
   const rows = gateways.flatMap((gw) => {
+    const ns = withNamespace ? [gw.metadata.namespace] : [];
     const conditions = gw.status?.conditions ?? [];
-    if (!conditions.length) return [[gw.metadata.namespace, gw.metadata.name, 'Unknown', '-', 'NoStatus', 'no status reported yet']];
-    return conditions.map((c) => [gw.metadata.namespace, gw.metadata.name, c.status, c.type, c.reason ?? '', (c.message ?? '').replace(/\s+/g, ' ')]);
+    if (!conditions.length) return [[...ns, gw.metadata.name, 'Unknown', '-', 'NoStatus', 'no status reported yet']];
+    return conditions.map((c) => [...ns, gw.metadata.name, c.status, c.type, c.reason ?? '', (c.message ?? '').replace(/\s+/g, ' ')]);
   });
-  return columns([['NAMESPACE', 'NAME', 'STATUS', 'TYPE', 'REASON', 'MESSAGE'], ...rows]);
+  return columns([[...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', 'TYPE', 'REASON', 'MESSAGE'], ...rows]);
 }
 
 export function waypointYaml(gateway: Gateway): string {

@@ -53,9 +53,9 @@ export function isWaypoint(gw: Partial<Gateway> | undefined): boolean {
   return gw?.spec?.gatewayClassName === WAYPOINT_CLASS;
 }
 
-/** The Gateway's `Programmed` condition status: `True`, `False` or `Unknown` (none reported yet). */
+/** The Gateway's `Programmed` condition status; `False` while none is reported (as the incumbent). */
 export function programmed(gw: Gateway): string {
-  return gw.status?.conditions?.find((c) => c.type === 'Programmed')?.status ?? 'Unknown';
+  return gw.status?.conditions?.find((c) => c.type === 'Programmed')?.status ?? 'False';
 }
 
 export function revisionOf(gw: Gateway): string {

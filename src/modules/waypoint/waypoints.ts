@@ -6,7 +6,6 @@ import { UserError } from '../shared/user-error';
 import { buildWaypoint, Gateway, GATEWAY_GROUP, GATEWAY_VERSION, GATEWAYS_PLURAL, isWaypoint, programmed, REVISION_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_FOR_LABEL, WaypointOptions } from './gateway';
 
 export interface ApplyOptions extends WaypointOptions {
-  enrollNamespace?: boolean;
   overwrite?: boolean;
 }
 
@@ -30,8 +29,8 @@ export class Waypoints {
     return this.client.api(k8s.CustomObjectsApi);
   }
 
-  /** Creates or updates the waypoint; with `enrollNamespace`, labels its namespace to use it. */
-  async apply(options: ApplyOptions): Promise<{ gateway: Gateway; enrolled: boolean }> {
+  /** Creates or updates the waypoint (another class or traffic type only with `overwrite`). */
+  async apply(options: ApplyOptions): Promise<Gateway> {
     const { name, namespace } = options;
     checkName(name);
     const desired = buildWaypoint(options);
@@ -50,20 +49,35 @@ export class Waypoints {
     } else {
       gateway = (await this.call(`create Gateway ${namespace}/${name}`, () => this.custom.createNamespacedCustomObject({ ...this.where(namespace), body: desired }))) as Gateway;
     }
-    const enrolled = options.enrollNamespace ? await this.enroll(namespace, name, options.overwrite === true) : false;
-    return { gateway, enrolled };
+    return gateway;
   }
 
-  /** Labels the namespace `mesh.io/use-waypoint=<name>`; another waypoint's enrollment only with `overwrite`. */
-  async enroll(namespace: string, name: string, overwrite: boolean): Promise<boolean> {
+  /**
+   * Whether the namespace may be enrolled with the waypoint: checked before anything is
+   * applied, so a refused enrollment changes nothing. @throws UserError when the namespace uses
+   * another waypoint and `overwrite` is not set.
+   */
+  async checkEnrollment(namespace: string, name: string, overwrite: boolean): Promise<void> {
+    const current = (await this.readNamespace(namespace)).metadata?.labels?.[USE_WAYPOINT_LABEL];
+    if (current !== undefined && current !== name && !overwrite) throw new UserError(`namespace ${namespace} already uses waypoint ${JSON.stringify(current)} (label ${USE_WAYPOINT_LABEL}); use --overwrite to enroll it with ${JSON.stringify(name)}`);
+  }
+
+  /** Labels the namespace `mesh.io/use-waypoint=<name>`. */
+  async enroll(namespace: string, name: string): Promise<void> {
     const core = this.client.api(k8s.CoreV1Api);
-    const ns = await this.call(`read Namespace ${namespace}`, () => core.readNamespace({ name: namespace }));
-    const current = ns.metadata?.labels?.[USE_WAYPOINT_LABEL];
-    if (current === name) return true;
-    if (current !== undefined && !overwrite) throw new UserError(`namespace ${namespace} already uses waypoint ${JSON.stringify(current)} (label ${USE_WAYPOINT_LABEL}); use --overwrite to enroll it with ${JSON.stringify(name)}`);
+    const ns = await this.readNamespace(namespace);
+    if (ns.metadata?.labels?.[USE_WAYPOINT_LABEL] === name) return;
     const body: k8s.V1Namespace = { ...ns, metadata: { ...ns.metadata, labels: { ...(ns.metadata?.labels ?? {}), [USE_WAYPOINT_LABEL]: name } } };
     await this.call(`label Namespace ${namespace}`, () => core.replaceNamespace({ name: namespace, body }));
-    return true;
+  }
+
+  private async readNamespace(namespace: string): Promise<k8s.V1Namespace> {
+    try {
+      return await this.client.api(k8s.CoreV1Api).readNamespace({ name: namespace });
+    } catch (err) {
+      if (statusCodeOf(err) === 404) throw new UserError(`namespace ${namespace} not found`);
+      throw new UserError(`cannot read Namespace ${namespace}: ${apiErrorMessage(err)}`);
+    }
   }
 
   /** Polls until the waypoint's Programmed condition is True. @throws UserError after the timeout, with its last conditions. */

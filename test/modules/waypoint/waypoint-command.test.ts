@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { kubectl, OrchWorld, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
+import { Waypoints } from '../../../src/modules/waypoint';
+import { orchClient } from '../diagnose/support';
 
 const GATEWAY_CRD = path.join(REPO_ROOT, 'test', 'fixtures', 'gateway-api', 'gateway-crd.yaml');
 
@@ -80,32 +82,36 @@ describe('meshctl waypoint against the orchestrator', function () {
     const enroll = await meshctl('waypoint', 'apply', '-n', 'foo', '--name', 'second', '--enroll-namespace');
     expect(enroll.code).to.not.equal(0);
     expect(enroll.stderr).to.contain('namespace foo already uses waypoint "waypoint"');
+    // Refused before anything was applied.
+    expect(await gateway('foo', 'second')).to.equal(undefined);
+    const created = await meshctl('waypoint', 'apply', '-n', 'foo', '--name', 'second');
+    expect(created.code, created.stderr).to.equal(0);
   });
 
   it('list and status reflect the waypoints and their conditions; -A adds the namespace', async () => {
     let list = await meshctl('waypoint', 'list', '-n', 'foo');
     expect(list.code, list.stderr).to.equal(0);
-    expect(rows(list.stdout)).to.deep.equal([['NAME', 'REVISION', 'PROGRAMMED'], ['second', 'default', 'Unknown'], ['waypoint', 'default', 'Unknown']]);
+    expect(rows(list.stdout)).to.deep.equal([['NAME', 'REVISION', 'PROGRAMMED'], ['second', 'default', 'False'], ['waypoint', 'default', 'False']]);
     await setProgrammed('foo', 'waypoint', 'True');
     const applied = await meshctl('waypoint', 'apply', '-n', 'bar', '--name', 'wp', '-r', 'canary');
     expect(applied.code, applied.stderr).to.equal(0);
     list = await meshctl('waypoint', 'list', '-A');
     expect(rows(list.stdout)).to.deep.equal([
       ['NAMESPACE', 'NAME', 'REVISION', 'PROGRAMMED'],
-      ['bar', 'wp', 'canary', 'Unknown'],
-      ['foo', 'second', 'default', 'Unknown'],
+      ['bar', 'wp', 'canary', 'False'],
+      ['foo', 'second', 'default', 'False'],
       ['foo', 'waypoint', 'default', 'True'],
     ]);
     const status = await meshctl('waypoint', 'status', '-n', 'foo');
     expect(status.code, status.stderr).to.equal(0);
     expect(rows(status.stdout)).to.deep.equal([
-      ['NAMESPACE', 'NAME', 'STATUS', 'TYPE', 'REASON', 'MESSAGE'],
-      ['foo', 'second', 'Unknown', '-', 'NoStatus', 'no status reported yet'],
-      ['foo', 'waypoint', 'True', 'Accepted', 'Accepted', 'accepted by the mesh'],
-      ['foo', 'waypoint', 'True', 'Programmed', 'Programmed', 'resources deployed'],
+      ['NAME', 'STATUS', 'TYPE', 'REASON', 'MESSAGE'],
+      ['second', 'Unknown', '-', 'NoStatus', 'no status reported yet'],
+      ['waypoint', 'True', 'Accepted', 'Accepted', 'accepted by the mesh'],
+      ['waypoint', 'True', 'Programmed', 'Programmed', 'resources deployed'],
     ]);
     const one = await meshctl('waypoint', 'status', '-n', 'foo', '--name', 'waypoint');
-    expect(rows(one.stdout).slice(1).map((r) => r[1])).to.deep.equal(['waypoint', 'waypoint']);
+    expect(rows(one.stdout).slice(1).map((r) => r[0])).to.deep.equal(['waypoint', 'waypoint']);
     const missing = await meshctl('waypoint', 'status', '-n', 'foo', '--name', 'nope');
     expect(missing.code).to.not.equal(0);
     expect(missing.stderr).to.contain('waypoint foo/nope not found');
@@ -121,9 +127,22 @@ describe('meshctl waypoint against the orchestrator', function () {
     await setProgrammed('bar', 'wp', 'True');
     const r = await run;
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.contain('waypoint bar/wp is programmed');
+    expect(r.stdout).to.contain('waypoint bar/wp is ready');
     // Not a terminal: no progress on stderr.
     expect(r.stderr).to.equal('');
+  });
+
+  it('waiting gives up after its timeout, naming the waypoint and why it is not programmed', async () => {
+    await setProgrammed('bar', 'wp', 'False');
+    const client = orchClient(world.kubeconfig);
+    try {
+      const progress: string[] = [];
+      const err = await new Waypoints(client).waitProgrammed('bar', 'wp', { timeoutMs: 600, intervalMs: 100, onProgress: (t) => progress.push(t) }).then(() => undefined, (e: Error) => e);
+      expect(err?.message).to.equal('timed out after 1s waiting for waypoint bar/wp to be programmed (Pending: waiting for the deployment)');
+      expect(progress[0]).to.equal('waiting for waypoint bar/wp to be programmed (Programmed: False)');
+    } finally {
+      client.stop();
+    }
   });
 
   it('delete removes by name, by revision and --all; what is not there is named', async () => {
