@@ -44,7 +44,7 @@ export class RevisionTags {
     return this.client.api(k8s.AdmissionregistrationV1Api);
   }
 
-  /** Every tag with its revision and the namespaces labelled with it, by tag. */
+  /** Every tag with its revision and the namespaces labelled with it. */
   async list(): Promise<TagInfo[]> {
     const webhooks = await this.tagWebhooks();
     const namespaces = await this.namespaces();
@@ -54,7 +54,8 @@ export class RevisionTags {
       if (tags.has(tag)) continue;
       tags.set(tag, { tag, revision: wh.metadata?.labels?.[REVISION_LABEL] ?? '', namespaces: namespaces.filter((ns) => ns.metadata?.labels?.[REVISION_LABEL] === tag).map((ns) => ns.metadata!.name!).sort() });
     }
-    return [...tags.values()].sort((a, b) => (a.tag < b.tag ? -1 : 1));
+    // By revision, then tag (as the incumbent).
+    return [...tags.values()].sort((a, b) => (a.revision !== b.revision ? (a.revision < b.revision ? -1 : 1) : a.tag < b.tag ? -1 : 1));
   }
 
   /** The tag's objects, built from the revision's webhook configurations; nothing changes. */
@@ -81,7 +82,8 @@ export class RevisionTags {
    */
   async set(request: TagRequest): Promise<SetOutcome> {
     const tag = this.checkTag(request);
-    const revisions = (await this.listMutating(`${REVISION_LABEL}=${tag}`)).filter((wh) => wh.metadata?.labels?.[TAG_LABEL] === undefined);
+    // The default revision's own injector is what the `default` tag takes over, not a clash.
+    const revisions = tag === DEFAULT_TAG ? [] : (await this.listMutating(`${REVISION_LABEL}=${tag}`)).filter((wh) => wh.metadata?.labels?.[TAG_LABEL] === undefined);
     if (revisions.length) throw new UserError(`cannot create revision tag ${JSON.stringify(tag)}: a control plane revision of that name exists (MutatingWebhookConfiguration ${revisions[0].metadata?.name})`);
     const existing = await this.tagWebhooks(tag);
     const current = existing[0]?.metadata?.labels?.[REVISION_LABEL];
@@ -109,7 +111,7 @@ export class RevisionTags {
     const webhooks = await this.tagWebhooks(tag);
     if (!webhooks.length) throw new UserError(`cannot remove tag ${JSON.stringify(tag)}: cannot find MutatingWebhookConfiguration for tag (label ${TAG_LABEL}=${tag})`);
     const users = await this.namespacesUsing(tag);
-    if (users.length && confirm && !(await confirm(`Caution, found ${users.length} namespace(s) still injected by tag ${JSON.stringify(tag)}: ${users.join(', ')}\nProceed with operation? [y/N]`))) {
+    if (users.length && confirm && !(await confirm(`Caution, found ${users.length} namespace(s) still injected by tag ${JSON.stringify(tag)}: ${users.join(' ')}\nProceed with operation? [y/N]`))) {
       return { removed: false, namespaces: users };
     }
     for (const wh of webhooks) await this.deleteMutating(wh.metadata!.name!);
@@ -215,7 +217,7 @@ export function tagYaml(objects: TagObjects): string {
 export function formatTags(tags: readonly TagInfo[], output: 'table' | 'json' | 'yaml'): string {
   if (output === 'json') return `${JSON.stringify(tags, null, 2)}\n`;
   if (output === 'yaml') return stringify(tags);
-  if (!tags.length) return 'No revision tags found.\n';
+  if (!tags.length) return 'No mesh revision tag MutatingWebhookConfigurations to list\n';
   const rows = tags.map((t) => [t.tag, t.revision, t.namespaces.join(',')]);
   const all = [['TAG', 'REVISION', 'NAMESPACES'], ...rows];
   const widths = [0, 1].map((i) => Math.max(...all.map((r) => r[i].length)));

@@ -38,6 +38,8 @@ describe('meshctl tag against the orchestrator', function () {
     world = await startOrchWorld({ namespaces: ['foo', 'bar'], simulateCluster: false });
     await world.apply(fs.readFileSync(path.join(FIXTURES, 'canary.yaml'), 'utf8'));
     await world.apply(fs.readFileSync(path.join(FIXTURES, 'stable.yaml'), 'utf8'));
+    // The non-revisioned injector of a default install, which the default tag deactivates.
+    await world.apply(fs.readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'check-inject', 'default-injector.yaml'), 'utf8'));
   });
   after(async () => world?.close());
 
@@ -108,6 +110,8 @@ describe('meshctl tag against the orchestrator', function () {
     const validator = await getJson<Config>('validatingwebhookconfiguration', 'mesh-default-validator');
     expect(validator.metadata.labels).to.include({ 'mesh.io/tag': 'default', 'mesh.io/rev': 'canary' });
     expect((await meshctl('tag', 'list', '-o', 'json')).stdout).to.contain('"tag": "default"');
+    const old = await getJson<Config>('mutatingwebhookconfiguration', 'mesh-sidecar-injector');
+    expect(old.webhooks.map((w) => [w.namespaceSelector?.matchLabels, w.objectSelector?.matchLabels])).to.deep.equal(old.webhooks.map(() => [{ 'mesh.io/deactivated': 'never-match' }, { 'mesh.io/deactivated': 'never-match' }]));
   });
 
   it('refuses what makes no sense: an unknown revision, a bad tag name, a tag named as a revision, --auto-inject-namespaces on another tag', async () => {
@@ -152,5 +156,10 @@ describe('meshctl tag against the orchestrator', function () {
     const again = await meshctl('tag', 'remove', 'prod', '-y');
     expect(again.code).to.not.equal(0);
     expect(again.stderr).to.contain('cannot remove tag "prod"');
+    // The default tag goes with its validator; no namespace uses it, so no question.
+    const def = await meshctl('tag', 'remove', 'default');
+    expect(def.code, def.stderr).to.equal(0);
+    expect((await kubectl(world.kubeconfig, ['get', 'validatingwebhookconfiguration', 'mesh-default-validator'])).code).to.not.equal(0);
+    expect((await meshctl('tag', 'list')).stdout).to.equal('No mesh revision tag MutatingWebhookConfigurations to list\n');
   });
 });
