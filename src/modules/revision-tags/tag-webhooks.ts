@@ -5,6 +5,7 @@
  * selectors, and a ValidatingWebhookConfiguration making the revision the default validator.
  */
 import type { V1LabelSelector, V1MutatingWebhook, V1MutatingWebhookConfiguration, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import { UserError } from '../shared/user-error';
 import { DEFAULT_TAG, DEFAULT_VALIDATOR_NAME, INJECT_LABEL, INJECTION_LABEL, NEVER_MATCH, REVISION_LABEL, SYSTEM_NAMESPACES, TAG_LABEL, tagWebhookName } from './names';
 
 export interface TagWebhookOptions {
@@ -24,9 +25,11 @@ const noneOf = (key: string, ...values: string[]): Expr => ({ key, operator: 'No
 
 /** The call the revision's injector takes (service, CA, rules...), from its first webhook. */
 function callOf(base: V1MutatingWebhookConfiguration): Omit<V1MutatingWebhook, 'name' | 'namespaceSelector' | 'objectSelector'> {
-  const first = base.webhooks?.[0];
-  if (!first?.clientConfig) throw new Error(`MutatingWebhookConfiguration ${base.metadata?.name} has no webhook to copy`);
-  const { name: _n, namespaceSelector: _ns, objectSelector: _os, ...call } = first;
+  const first: unknown = Array.isArray(base.webhooks) ? base.webhooks[0] : undefined;
+  if (typeof first !== 'object' || first === null || typeof (first as V1MutatingWebhook).clientConfig !== 'object') {
+    throw new UserError(`MutatingWebhookConfiguration ${base.metadata?.name}: no webhook with a clientConfig to copy (webhooks[0])`);
+  }
+  const { name: _n, namespaceSelector: _ns, objectSelector: _os, ...call } = first as V1MutatingWebhook;
   return call;
 }
 
@@ -64,7 +67,9 @@ export function buildTagWebhook(base: V1MutatingWebhookConfiguration, options: T
 
 /** The revision's validator, as the cluster-wide default one. */
 export function buildDefaultValidator(base: V1ValidatingWebhookConfiguration, revision: string): V1ValidatingWebhookConfiguration {
-  if (!base.webhooks?.length) throw new Error(`ValidatingWebhookConfiguration ${base.metadata?.name} has no webhook to copy`);
+  if (!Array.isArray(base.webhooks) || !base.webhooks.length || base.webhooks.some((wh) => typeof wh !== 'object' || wh === null)) {
+    throw new UserError(`ValidatingWebhookConfiguration ${base.metadata?.name}: no webhooks to copy`);
+  }
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
