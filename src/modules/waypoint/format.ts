@@ -1,6 +1,6 @@
 /** `waypoint list` and `waypoint status` tables. */
 import { stringify } from 'yaml';
-import { Gateway, programmed, revisionOf } from './gateway';
+import { conditionsOf, Gateway, programmed, revisionOf } from './gateway';
 
 function columns(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -22,9 +22,9 @@ export function waypointStatus(gateways: readonly Gateway[], withNamespace: bool
   if (!gateways.length) return 'No waypoints found.\n';
   const rows = gateways.flatMap((gw) => {
     const ns = withNamespace ? [gw.metadata.namespace] : [];
-    const conditions = gw.status?.conditions ?? [];
+    const conditions = conditionsOf(gw);
     if (!conditions.length) return [[...ns, gw.metadata.name, 'Unknown', '-', 'NoStatus', 'no status reported yet']];
-    return conditions.map((c) => [...ns, gw.metadata.name, c.status, c.type, c.reason ?? '', (c.message ?? '').replace(/\s+/g, ' ')]);
+    return conditions.map((c) => [...ns, gw.metadata.name, c.status, c.type, String(c.reason ?? ''), String(c.message ?? '').replace(/\s+/g, ' ')]);
   });
   return columns([[...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', 'TYPE', 'REASON', 'MESSAGE'], ...rows]);
 }

@@ -55,7 +55,14 @@ export function isWaypoint(gw: Partial<Gateway> | undefined): boolean {
 
 /** The Gateway's `Programmed` condition status; `False` while none is reported (as the incumbent). */
 export function programmed(gw: Gateway): string {
-  return gw.status?.conditions?.find((c) => c.type === 'Programmed')?.status ?? 'False';
+  return conditionsOf(gw).find((c) => c.type === 'Programmed')?.status ?? 'False';
+}
+
+/** The status conditions, whatever shape the stored object has (only well-formed ones count). */
+export function conditionsOf(gw: Gateway): GatewayCondition[] {
+  const conditions: unknown = gw.status?.conditions;
+  if (!Array.isArray(conditions)) return [];
+  return conditions.filter((c): c is GatewayCondition => typeof c === 'object' && c !== null && typeof c.type === 'string' && typeof c.status === 'string');
 }
 
 export function revisionOf(gw: Gateway): string {

@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { inject, injectable } from 'inversify';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
-import { buildWaypoint, Gateway, GATEWAY_GROUP, GATEWAY_VERSION, GATEWAYS_PLURAL, isWaypoint, programmed, REVISION_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_FOR_LABEL, WaypointOptions } from './gateway';
+import { buildWaypoint, conditionsOf, Gateway, GATEWAY_GROUP, GATEWAY_VERSION, GATEWAYS_PLURAL, isWaypoint, programmed, REVISION_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_FOR_LABEL, WaypointOptions } from './gateway';
 
 export interface ApplyOptions extends WaypointOptions {
   overwrite?: boolean;
@@ -90,7 +90,7 @@ export class Waypoints {
       if (state === 'True') return gw;
       options.onProgress?.(`waiting for waypoint ${namespace}/${name} to be programmed (Programmed: ${state})`);
       if (Date.now() >= deadline) {
-        const why = gw.status?.conditions?.find((c) => c.type === 'Programmed');
+        const why = conditionsOf(gw).find((c) => c.type === 'Programmed');
         throw new UserError(`timed out after ${Math.round(options.timeoutMs / 1000)}s waiting for waypoint ${namespace}/${name} to be programmed${why ? ` (${why.reason ?? ''}${why.message ? `: ${why.message}` : ''})` : ' (no status reported)'}`);
       }
       await new Promise((r) => setTimeout(r, Math.min(options.intervalMs ?? 500, Math.max(0, deadline - Date.now()))));
