@@ -114,8 +114,8 @@ export class WaypointDelete extends WaypointCommand {
 export class WaypointGenerate extends WaypointCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(WaypointGenerate);
-    // The namespace comes from -n or the orchestrator config's context; nothing is read from the cluster.
-    const namespace = await withOrchAccess(this.scope, flags as MeshctlOrchFlags, async (access) => access.namespace(flags.namespace));
+    // Nothing is read from the cluster; without -n the waypoint has no namespace (as the incumbent).
+    const namespace = flags.namespace ?? '';
     process.stdout.write(waypointYaml(buildWaypoint({ name: flags.name ?? 'waypoint', namespace, for: (flags.for ?? DEFAULT_TRAFFIC_TYPE) as TrafficType, revision: flags.revision })));
   }
 }

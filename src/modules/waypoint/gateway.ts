@@ -2,6 +2,8 @@
  * A waypoint is a Gateway API `Gateway` of the mesh's waypoint class with one HBONE listener,
  * labelled with the traffic it handles (`mesh.io/waypoint-for`) and its control plane revision.
  */
+import { UserError } from '../shared/user-error';
+
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 export const GATEWAY_VERSION = 'v1';
 export const GATEWAYS_PLURAL = 'gateways';
@@ -33,18 +35,29 @@ export interface Gateway {
 
 export interface WaypointOptions {
   name: string;
+  /** Empty for a generated waypoint without `-n`: it goes where it is applied. */
   namespace: string;
   for: TrafficType;
   revision?: string;
 }
 
+const NAME_SYNTAX = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** A waypoint name is an object name; `none` is reserved (it means no waypoint in `mesh.io/use-waypoint`). */
+export function checkWaypointName(name: string): string {
+  if (name === 'none') throw new UserError("invalid waypoint name: 'none' is a reserved value");
+  if (!NAME_SYNTAX.test(name)) throw new UserError(`invalid waypoint name ${JSON.stringify(name)}: lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters`);
+  return name;
+}
+
 export function buildWaypoint(options: WaypointOptions): Gateway {
+  checkWaypointName(options.name);
   const labels: Record<string, string> = { [WAYPOINT_FOR_LABEL]: options.for };
   if (options.revision) labels[REVISION_LABEL] = options.revision;
   return {
     apiVersion: `${GATEWAY_GROUP}/${GATEWAY_VERSION}`,
     kind: 'Gateway',
-    metadata: { name: options.name, namespace: options.namespace, labels },
+    metadata: { name: options.name, ...(options.namespace ? { namespace: options.namespace } : {}), labels } as Gateway['metadata'],
     spec: { gatewayClassName: WAYPOINT_CLASS, listeners: [{ name: HBONE_LISTENER, port: HBONE_PORT, protocol: 'HBONE' }] },
   };
 }

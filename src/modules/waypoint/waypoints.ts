@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { inject, injectable } from 'inversify';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
-import { buildWaypoint, conditionsOf, Gateway, GATEWAY_GROUP, GATEWAY_VERSION, GATEWAYS_PLURAL, isWaypoint, programmed, REVISION_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_FOR_LABEL, WaypointOptions } from './gateway';
+import { buildWaypoint, checkWaypointName, conditionsOf, Gateway, GATEWAY_GROUP, GATEWAY_VERSION, GATEWAYS_PLURAL, isWaypoint, programmed, REVISION_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_FOR_LABEL, WaypointOptions } from './gateway';
 
 export interface ApplyOptions extends WaypointOptions {
   overwrite?: boolean;
@@ -17,7 +17,6 @@ export interface WaitOptions {
 }
 
 export const WAYPOINT_READY_TIMEOUT_MS = 90_000;
-const NAME_SYNTAX = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 const byNamespaceAndName = (a: Gateway, b: Gateway) => (a.metadata.namespace === b.metadata.namespace ? (a.metadata.name < b.metadata.name ? -1 : 1) : a.metadata.namespace < b.metadata.namespace ? -1 : 1);
 
@@ -154,5 +153,5 @@ export class Waypoints {
 }
 
 function checkName(name: string): void {
-  if (!NAME_SYNTAX.test(name)) throw new UserError(`invalid waypoint name ${JSON.stringify(name)}: lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters`);
+  checkWaypointName(name);
 }

@@ -56,6 +56,12 @@ describe('meshctl waypoint against the orchestrator', function () {
     expect(await gateway('foo', 'waypoint')).to.equal(undefined);
     const bad = await meshctl('waypoint', 'generate', '--for', 'everything');
     expect(bad.code).to.not.equal(0);
+    const none = await meshctl('waypoint', 'generate', '--name', 'none');
+    expect([none.code, none.stderr]).to.deep.equal([1, "Error: invalid waypoint name: 'none' is a reserved value\n"]);
+    // Without -n and without any cluster: no namespace, it goes where it is applied.
+    const bare = await runCli('meshctl', ['waypoint', 'generate', '--orchconfig', '/nonexistent/config']);
+    expect(bare.code, bare.stderr).to.equal(0);
+    expect((parse(bare.stdout) as Gateway).metadata).to.deep.equal({ name: 'waypoint', labels: { 'mesh.io/waypoint-for': 'service' } });
   });
 
   it('waypoint apply -n foo --enroll-namespace creates the Gateway and labels the namespace; again it is idempotent', async () => {
