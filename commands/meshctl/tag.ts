@@ -67,7 +67,7 @@ export class Tag extends GroupCommand {}
 @command({
   program: 'meshctl',
   path: 'tag generate',
-  summary: 'Print a revision tag as YAML (nothing changes on the cluster)',
+  summary: 'Print a revision tag as YAML (nothing changes on the cluster); checked as tag set checks it',
   usage: 'tag generate <revision-tag>',
   flags: tagGenerateFlags,
   args: revisionTagArgs,
@@ -76,8 +76,10 @@ export class TagGenerate extends TagCommand {
   async run(): Promise<void> {
     const { flags, args } = await this.parse(TagGenerate);
     const request = tagRequest(args['revision-tag'], flags as TagFlags);
-    // Rendered manifests need no cluster.
-    const objects = request.manifests ? await this.tagsService(flags as MeshctlOrchFlags).generate(request) : await this.withTags(flags as MeshctlOrchFlags, (tags) => tags.generate(request));
+    // Rendered manifests need no cluster (nor its checks); on a cluster, usage rule 2 holds as for `tag set`,
+    // and a change namespaces would feel is said on stderr unless -y.
+    const warn = flags['skip-confirmation'] ? undefined : (message: string) => process.stderr.write(`${message}\n`);
+    const objects = request.manifests ? await this.tagsService(flags as MeshctlOrchFlags).generate(request) : await this.withTags(flags as MeshctlOrchFlags, (tags) => tags.preview(request, warn));
     process.stdout.write(tagYaml(objects));
   }
 }

@@ -77,25 +77,24 @@ export class RevisionTags {
   }
 
   /**
+   * What `tag set` would apply, checked as it checks (usage rule 2), without changing anything:
+   * `tag generate` against the cluster. `warn` hears when namespaces use a tag that would change.
+   */
+  async preview(request: TagRequest, warn?: (message: string) => void): Promise<TagObjects> {
+    const { objects, users, current } = await this.checkedChange(request);
+    if (users.length && warn) warn(changeWarning(request.tag, users, current, request.revision));
+    return objects;
+  }
+
+  /**
    * Creates or replaces the tag (usage rule 2: an existing tag pointing to another revision
    * only with `overwrite`). Asks before changing a tag namespaces already use.
    */
   async set(request: TagRequest): Promise<SetOutcome> {
-    const tag = this.checkTag(request);
-    // The default revision's own injector is what the `default` tag takes over, not a clash.
-    const revisions = tag === DEFAULT_TAG ? [] : (await this.listMutating(`${REVISION_LABEL}=${tag}`)).filter((wh) => wh.metadata?.labels?.[TAG_LABEL] === undefined);
-    if (revisions.length) throw new UserError(`cannot create revision tag ${JSON.stringify(tag)}: a control plane revision of that name exists (MutatingWebhookConfiguration ${revisions[0].metadata?.name})`);
-    const existing = await this.tagWebhooks(tag);
-    const current = existing[0]?.metadata?.labels?.[REVISION_LABEL];
-    if (existing.length && current !== request.revision && !request.overwrite) {
-      throw new UserError(`revision tag ${JSON.stringify(tag)} already exists, pointing to revision ${JSON.stringify(current)}; use --overwrite to point it to ${JSON.stringify(request.revision)}`);
-    }
-    const objects = await this.generate(request);
-    if (existing.length && current !== request.revision && request.confirm) {
-      const users = await this.namespacesUsing(tag);
-      if (users.length && !(await request.confirm(`Caution, found ${users.length} namespace(s) using tag ${JSON.stringify(tag)}: ${users.join(', ')}. Their new workloads will be injected by revision ${JSON.stringify(request.revision)} instead of ${JSON.stringify(current)}.\nProceed with operation? [y/N]`))) {
-        return { applied: false, reason: 'Aborting operation.' };
-      }
+    const { objects, users, current, existing } = await this.checkedChange(request);
+    const tag = request.tag;
+    if (users.length && request.confirm && !(await request.confirm(`${changeWarning(tag, users, current, request.revision)}\nProceed with operation? [y/N]`))) {
+      return { applied: false, reason: 'Aborting operation.' };
     }
     // A renamed webhook (--webhook-name) replaces the tag's old configuration.
     for (const old of existing) if (old.metadata?.name !== objects.webhook.metadata?.name) await this.deleteMutating(old.metadata!.name!);
@@ -118,6 +117,22 @@ export class RevisionTags {
     const validators = (await this.call('list ValidatingWebhookConfigurations', () => this.admission.listValidatingWebhookConfiguration({ labelSelector: `${TAG_LABEL}=${tag}` }))).items;
     for (const v of validators) await this.call(`delete ValidatingWebhookConfiguration ${v.metadata!.name}`, () => this.admission.deleteValidatingWebhookConfiguration({ name: v.metadata!.name! }));
     return { removed: true, namespaces: users };
+  }
+
+  /** The tag's objects after usage rule 2's checks, with the namespaces a revision change would move. */
+  private async checkedChange(request: TagRequest): Promise<{ objects: TagObjects; users: string[]; current?: string; existing: k8s.V1MutatingWebhookConfiguration[] }> {
+    const tag = this.checkTag(request);
+    // The default revision's own injector is what the `default` tag takes over, not a clash.
+    const revisions = tag === DEFAULT_TAG ? [] : (await this.listMutating(`${REVISION_LABEL}=${tag}`)).filter((wh) => wh.metadata?.labels?.[TAG_LABEL] === undefined);
+    if (revisions.length) throw new UserError(`cannot create revision tag ${JSON.stringify(tag)}: a control plane revision of that name exists (MutatingWebhookConfiguration ${revisions[0].metadata?.name})`);
+    const existing = await this.tagWebhooks(tag);
+    const current = existing[0]?.metadata?.labels?.[REVISION_LABEL];
+    const moves = existing.length > 0 && current !== request.revision;
+    if (moves && !request.overwrite) {
+      throw new UserError(`revision tag ${JSON.stringify(tag)} already exists, pointing to revision ${JSON.stringify(current)}; use --overwrite to point it to ${JSON.stringify(request.revision)}`);
+    }
+    const objects = await this.generate(request);
+    return { objects, users: moves ? await this.namespacesUsing(tag) : [], current, existing };
   }
 
   /** Namespaces labelled `mesh.io/rev=<tag>`, by name. */
@@ -184,6 +199,10 @@ export class RevisionTags {
       throw new UserError(`cannot ${what}: ${apiErrorMessage(err)}`);
     }
   }
+}
+
+function changeWarning(tag: string, users: readonly string[], from: string | undefined, to: string): string {
+  return `Caution, found ${users.length} namespace(s) using tag ${JSON.stringify(tag)}: ${users.join(', ')}. Their new workloads will be injected by revision ${JSON.stringify(to)} instead of ${JSON.stringify(from)}.`;
 }
 
 function checkOrUserError(tag: string): string {

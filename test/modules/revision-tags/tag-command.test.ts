@@ -76,6 +76,19 @@ describe('meshctl tag against the orchestrator', function () {
     expect((await tagWebhook('prod')).metadata.labels?.['mesh.io/rev']).to.equal('canary');
   });
 
+  it('tag generate checks as tag set does: no moving the tag without --overwrite; a warning for its namespaces unless -y', async () => {
+    const refused = await meshctl('tag', 'generate', 'prod', '--revision', 'stable');
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain('revision tag "prod" already exists');
+    const warned = await meshctl('tag', 'generate', 'prod', '--revision', 'stable', '--overwrite');
+    expect(warned.code, warned.stderr).to.equal(0);
+    expect(warned.stderr).to.contain('found 1 namespace(s) using tag "prod": foo');
+    expect((parseAllDocuments(warned.stdout)[0].toJS() as Config).metadata.labels?.['mesh.io/rev']).to.equal('stable');
+    const quiet = await meshctl('tag', 'generate', 'prod', '--revision', 'stable', '--overwrite', '-y');
+    expect(quiet.stderr).to.equal('');
+    expect((await tagWebhook('prod')).metadata.labels?.['mesh.io/rev']).to.equal('canary');
+  });
+
   it('--overwrite asks when namespaces use the tag (no answer aborts); -y skips the question', async () => {
     const asked = await meshctl('tag', 'set', 'prod', '--revision', 'stable', '--overwrite');
     expect(asked.code, asked.stderr).to.equal(0);
