@@ -16,6 +16,8 @@ import { BUILT_IN_PLUGINS } from './plugins';
 import { buildInfoModule } from './modules/build-info';
 import { configModule } from './modules/config';
 import { diagnoseModule } from './modules/diagnose';
+import { revisionTagsModule } from './modules/revision-tags';
+import { waypointModule } from './modules/waypoint';
 import { discoveryModule } from './modules/discovery';
 import { generatorsModule } from './modules/generators';
 import { leaderElectionModule } from './modules/leader-election';
@@ -96,6 +98,8 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     webhookModule(),
     discoveryModule(),
     diagnoseModule(),
+    revisionTagsModule(),
+    waypointModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),

@@ -2,16 +2,17 @@ import { expect } from 'chai';
 import { runCli } from '../../helpers/run-cli';
 
 describe('running commands as a user types them', () => {
-  it('a command of a later issue parses its flags, then exits 2 saying so', async () => {
+  it('a command parses and checks its flags before reaching for the orchestrator', async () => {
     const r = await runCli('meshctl', ['waypoint', 'delete', 'wp-1', '--revision', 'canary', '-n', 'default']);
-    expect(r.code).to.equal(2);
+    expect(r.code).to.equal(1);
     expect(r.stdout).to.equal('');
-    expect(r.stderr).to.equal('meshctl waypoint delete: not implemented yet\n');
+    expect(r.stderr).to.equal('Error: waypoint delete: give names or --revision, not both\n');
   });
 
   it('names the canonical command whatever alias was typed', async () => {
-    const r = await runCli('meshctl', ['tag', 'show']);
-    expect(r.stderr).to.equal('meshctl tag list: not implemented yet\n');
+    const r = await runCli('meshctl', ['tag', 'show', '--help']);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.contain('$ meshctl tag list ');
     // The alias reaches `experimental authz check`, whose usage line names it.
     const authz = await runCli('meshctl', ['authz', 'check']);
     expect([authz.code, authz.stderr]).to.deep.equal([1, 'Error: check requires pod name or --file parameter\n']);
