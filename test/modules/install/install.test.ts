@@ -114,6 +114,14 @@ describe('meshctl install and uninstall on a cluster', function () {
     expect(after).to.include.members(['deployment.apps/meshd', 'namespace/mesh-system', 'customresourcedefinition.apiextensions.k8s.io/virtualservices.networking.mesh.io']);
   });
 
+  it('components.cni.enabled=true adds the CNI DaemonSet, waited for until ready on every node', async () => {
+    const r = await meshctl('install', '-y', '--set', 'profile=minimal', '--set', 'components.cni.enabled=true');
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.include('✔ DaemonSet mesh-system/mesh-cni-node ready (1/1 ready)');
+    const ds = await kubectl(kubeconfig, ['get', 'daemonset', 'mesh-cni-node', '-n', 'mesh-system', '-o', 'jsonpath={.status.numberReady}']);
+    expect(ds.stdout).to.equal('1');
+  });
+
   it('gives up after --readiness-timeout naming what is not ready (no controllers make the Deployment available)', async () => {
     const still = await startOrchApiServer({ simulateCluster: false });
     try {
