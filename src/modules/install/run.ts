@@ -22,6 +22,7 @@ export interface InstallSetFlags {
 
 /** The manifest the install-set flags describe, with the validation warnings --force let through. */
 export function renderFromFlags(flags: InstallSetFlags, warn: (line: string) => void): { objects: ManifestObject[]; spec: ReturnType<typeof resolveOperator>['spec'] } {
+  if (flags.charts) warn('--charts is deprecated: use --manifests');
   const manifestsDir = flags.manifests || flags.charts || defaultManifestsDir();
   const { spec, warnings } = resolveOperator({ files: flags.filename, sets: flags.set, revision: flags.revision, manifestsDir, force: flags.force });
   for (const w of warnings) warn(`warning (--force): ${w}`);
