@@ -52,11 +52,8 @@ export async function runInstall(client: () => OrchClient, objects: ManifestObje
   if (!opts.skipConfirmation && !(await confirm('Proceed?'))) throw new UserError('cancelled: nothing was changed');
   const progress = terminalProgress('connecting', err);
   const reporter = {
-    line: (text: string) => {
-      progress.update('');
-      if (err.isTTY) err.write('\r\x1b[2K');
-      err.write(`${text}\n`);
-    },
+    // On a terminal the spinner's line is cleared first; it redraws below on its next tick.
+    line: (text: string) => err.write(`${err.isTTY ? '\r\x1b[2K' : ''}${text}\n`),
     status: (text: string) => progress.update(text),
   };
   const orch = client();

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import { REPO_ROOT } from '../../helpers/run-cli';
 import { kubectl } from '../../helpers/orch-mesh';
 import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
 import { runCli } from '../../helpers/run-cli';
@@ -120,6 +122,36 @@ describe('meshctl install and uninstall on a cluster', function () {
     expect(r.stderr).to.include('✔ DaemonSet mesh-system/mesh-cni-node ready (1/1 ready)');
     const ds = await kubectl(kubeconfig, ['get', 'daemonset', 'mesh-cni-node', '-n', 'mesh-system', '-o', 'jsonpath={.status.numberReady}']);
     expect(ds.stdout).to.equal('1');
+  });
+
+  it('on a terminal it asks: n changes nothing, y installs with a spinner', async () => {
+    // `script` gives meshctl a terminal; the answer is typed once the question shows.
+    const onTerminal = (answer: string) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn('script', ['-qec', `${process.execPath} bin/meshctl install --set profile=minimal --orchconfig ${kubeconfig}`, '/dev/null'], { cwd: REPO_ROOT });
+        let out = '';
+        let asked = false;
+        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (!asked && out.includes('Proceed? [y/N]')) {
+            asked = true;
+            child.stdin.write(`${answer}\n`);
+          }
+        });
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, out });
+        });
+      });
+    const no = await onTerminal('n');
+    expect(no.code).to.equal(1);
+    expect(no.out).to.include('cancelled: nothing was changed');
+    expect(await meshObjects()).to.deep.equal([]);
+    const yes = await onTerminal('y');
+    expect(yes.code, yes.out.slice(-500)).to.equal(0);
+    expect(yes.out).to.match(/\r\x1b\[2K[|/\\-] applying /);
+    expect(yes.out).to.include('✔ Installation complete (20 objects created or configured)');
   });
 
   it('gives up after --readiness-timeout naming what is not ready (no controllers make the Deployment available)', async () => {
