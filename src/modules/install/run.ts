@@ -90,7 +90,8 @@ export async function runUninstall(orch: OrchClient, opts: UninstallOptions, out
   }
   const what = opts.purge ? 'every mesh object (all revisions, CRDs and namespaces)' : `the mesh revision "${opts.revision || 'default'}"`;
   if (targets.length === 0) {
-    out(`nothing to remove: no objects match ${uninstallSelector({ revision: opts.revision, purge: opts.purge })}`);
+    const selector = uninstallSelector({ revision: opts.revision, purge: opts.purge });
+    out(opts.limitTo ? `nothing to remove: none of the ${opts.limitTo.length} objects the operator resource renders exist with ${selector}` : `nothing to remove: no objects match ${selector}`);
     return;
   }
   err.write(`This will remove ${what}: ${targets.length} objects.\n`);

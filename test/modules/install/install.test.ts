@@ -154,6 +154,22 @@ describe('meshctl install and uninstall on a cluster', function () {
     expect(yes.out).to.include('✔ Installation complete (20 objects created or configured)');
   });
 
+  it('uninstall -f removes what that operator resource renders; nothing left to remove is said, not an error', async () => {
+    expect((await meshctl('install', '-y', '--set', 'profile=minimal', '--set', 'components.cni.enabled=true')).code).to.equal(0);
+    const file = path.join(dir, 'cni-off.yaml');
+    fs.writeFileSync(file, 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  profile: minimal\n');
+    const r = await meshctl('uninstall', '-y', '-v', '-f', file);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.include('removed Deployment mesh-system/meshd');
+    expect(r.stdout).to.not.include('mesh-cni-node');
+    const left = await meshObjects();
+    expect(left).to.include.members(['serviceaccount/mesh-cni-node', 'namespace/mesh-system']);
+    expect(left).to.not.include('deployment.apps/meshd');
+    const again = await meshctl('uninstall', '-y', '-f', file);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(again.stdout).to.match(/nothing to remove/);
+  });
+
   it('gives up after --readiness-timeout naming what is not ready (no controllers make the Deployment available)', async () => {
     const still = await startOrchApiServer({ simulateCluster: false });
     try {
