@@ -4,6 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
 import { defaultManifestsDir, manifestYaml, renderManifest, resolveOperator, splitSetPath, translateValues } from '../../../src/modules/install';
+import { parseInjectionConfig, parseValues } from '../../../src/modules/inject';
+import { templateFuncs } from '../../../src/modules/inject/funcs';
 import { runCli } from '../../helpers/run-cli';
 
 const dir = defaultManifestsDir();
@@ -36,6 +38,15 @@ describe('install: the operator resource and the manifest it renders', () => {
     expect(svc.spec.ports.map((p: any) => p.port)).to.deep.equal([15010, 15012, 15014, 15017, 8080]);
     expect(objs.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name)).to.deep.equal(['mesh', 'mesh-sidecar-injector']);
     expect(kinds(objs)).to.not.include('DaemonSet');
+  });
+
+  it('the injector ConfigMap is what the injection webhook loads: its config and values parse with the injector\'s own parsers', () => {
+    const cm = render(['profile=demo']).find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'mesh-sidecar-injector') as any;
+    const config = parseInjectionConfig(cm.data.config, 'mesh-sidecar-injector/config', templateFuncs(() => undefined));
+    expect(config.policy).to.equal('enabled');
+    expect(config.defaultTemplates).to.deep.equal(['sidecar']);
+    expect([...config.templates.keys()]).to.include('sidecar');
+    expect((parseValues(cm.data.values, 'mesh-sidecar-injector/values') as any).global.hub).to.equal('docker.io/meshproject');
   });
 
   it('--set reaches the mesh config, component switches and values; escaped dots stay in the key', () => {
