@@ -160,7 +160,6 @@ function daemonObjects(spec: OperatorSpec): ManifestObject[] {
     { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
     { name: 'INJECTION_WEBHOOK_CONFIG_NAME', value: suffixed('mesh-sidecar-injector', spec) },
     { name: 'VALIDATION_WEBHOOK_CONFIG_NAME', value: suffixed(`mesh-validator`, spec) + `-${ns}` },
-    ...(typeof global.logAsJson === 'boolean' ? [{ name: 'LOG_AS_JSON', value: String(global.logAsJson) }] : []),
     ...Object.entries(spec.components.pilot.k8s.env ?? {}).map(([k, v]) => ({ name: k, value: v })),
   ];
   return [
@@ -194,7 +193,7 @@ function daemonObjects(spec: OperatorSpec): ManifestObject[] {
               {
                 name: 'discovery',
                 image: `${spec.hub}/pilot:${spec.tag}`,
-                args: ['discovery', '--monitoringAddr=:15014', '--log_output_level=default:info'],
+                args: ['discovery', '--monitoringAddr=:15014', '--log_output_level=default:info', ...(global.logAsJson === true ? ['--log_as_json'] : [])],
                 env,
                 ports: DAEMON_PORTS.map((p) => ({ name: p.name.slice(0, 15), containerPort: p.port, protocol: 'TCP' })),
                 readinessProbe: { httpGet: { path: '/ready', port: 8080 }, initialDelaySeconds: 1, periodSeconds: 3, timeoutSeconds: 5 },

@@ -55,6 +55,7 @@ describe('install: the operator resource and the manifest it renders', () => {
     expect(mesh.accessLogFile).to.equal('/tmp/access.log');
     expect(mesh.defaultConfig.tracing.sampling).to.equal(100); // from the demo profile
     expect(kinds(objs)).to.include('DaemonSet');
+    expect((render(['values.global.logAsJson=true']).find((o) => o.kind === 'Deployment') as any).spec.template.spec.containers[0].args).to.include('--log_as_json');
     const values = JSON.parse((objs.find((o) => o.metadata.name === 'mesh-sidecar-injector') as any).data.values);
     expect(values.global.podAnnotations).to.deep.equal({ 'a.b/c': 'x' });
     expect(splitSetPath('a.b\\.c.d')).to.deep.equal(['a', 'b.c', 'd']);
