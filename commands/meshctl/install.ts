@@ -1,5 +1,12 @@
-import { boolFlag, command, durationFlag, GroupCommand, NotYetImplementedCommand, stringFlag } from '../../src/modules/cli';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { stringify } from 'yaml';
+import { boolFlag, command, durationFlag, GroupCommand, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { InstallSetFlags, manifestYaml, renderFromFlags, resolveOperator, runInstall, translateValues, defaultManifestsDir } from '../../src/modules/install';
+import { Duration } from '../../src/modules/settings/duration';
+import { UserError } from '../../src/modules/shared/user-error';
 import { installSetFlags, pickFlags } from './flag-groups';
+import { withOrchAccess } from './orch-access-scope';
 
 /** Flags of `install`, shared with `manifest install` ("same as install"). */
 const installFlags = {
@@ -9,15 +16,37 @@ const installFlags = {
   verify: boolFlag('verify the installation after applying it'),
 };
 
+const warn = (line: string) => process.stderr.write(`${line}\n`);
+
+/** `install`, `manifest install` and their aliases: one flow. */
+abstract class InstallCommand extends MeshCommand {
+  protected async install(flags: Record<string, unknown>): Promise<void> {
+    const { objects, spec } = renderFromFlags(flags, warn);
+    const timeout = flags['readiness-timeout'] as Duration;
+    const options = { dryRun: flags['dry-run'] === true, skipConfirmation: flags['skip-confirmation'] === true, readinessTimeoutMs: timeout.milliseconds, verify: flags.verify === true };
+    if (options.dryRun) return runInstall(() => undefined as never, objects, spec, options);
+    await withOrchAccess(this.scope, flags as never, (access) => runInstall(() => access.client, objects, spec, options));
+  }
+}
+
 // `upgrade` is an alias of install (spec table), not a command of its own.
 @command({
   program: 'meshctl',
   path: 'install',
   aliases: ['apply', 'upgrade'],
   summary: 'Generate the install manifest and apply it to the cluster',
+  description:
+    'Renders the operator resource (a profile — default, demo, minimal, remote, empty — overlaid by the -f files ' +
+    'left to right, then each --set) into orchestrator objects, applies them with server-side apply (field ' +
+    'manager meshctl), CRDs first, and waits until the Deployments are available and the DaemonSets ready.',
   flags: installFlags,
 })
-export class Install extends NotYetImplementedCommand {}
+export class Install extends InstallCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Install);
+    await this.install(flags);
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -36,7 +65,20 @@ export class Manifest extends GroupCommand {}
     'cluster-specific': boolFlag('read the current cluster to render values specific to it'),
   },
 })
-export class ManifestGenerate extends NotYetImplementedCommand {}
+export class ManifestGenerate extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ManifestGenerate);
+    const { objects } = renderFromFlags(flags as InstallSetFlags, warn);
+    if (flags['cluster-specific']) {
+      // What the cluster decides about the render is whether it can be reached; checked so a
+      // manifest meant for this cluster is not printed for an unreachable one.
+      await withOrchAccess(this.scope, flags as never, async (access) => {
+        await access.client.api((await import('@kubernetes/client-node')).VersionApi).getCode();
+      });
+    }
+    process.stdout.write(manifestYaml(objects));
+  }
+}
 
 @command({
   program: 'meshctl',
@@ -45,15 +87,38 @@ export class ManifestGenerate extends NotYetImplementedCommand {}
   summary: 'Generate the install manifest and apply it to the cluster (as install)',
   flags: installFlags,
 })
-export class ManifestInstall extends NotYetImplementedCommand {}
+export class ManifestInstall extends InstallCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ManifestInstall);
+    await this.install(flags);
+  }
+}
 
 @command({
   program: 'meshctl',
   path: 'manifest translate',
   summary: 'Translate an operator resource into chart values',
+  description: 'Prints the values the renderer uses (YAML); with --output, writes them to that file, or to <dir>/values.yaml when it is a directory.',
   flags: {
     ...pickFlags(installSetFlags, 'filename', 'manifests', 'revision', 'set', 'dry-run'),
     output: stringFlag('where to write the output', { char: 'o' }),
   },
 })
-export class ManifestTranslate extends NotYetImplementedCommand {}
+export class ManifestTranslate extends MeshCommand {
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ManifestTranslate);
+    const { spec } = resolveOperator({ files: flags.filename, sets: flags.set, revision: flags.revision, manifestsDir: flags.manifests || defaultManifestsDir() });
+    const text = stringify(translateValues(spec), { lineWidth: 0 });
+    if (!flags.output || flags['dry-run']) {
+      process.stdout.write(text);
+      return;
+    }
+    const target = fs.existsSync(flags.output) && fs.statSync(flags.output).isDirectory() ? path.join(flags.output, 'values.yaml') : flags.output;
+    try {
+      fs.writeFileSync(target, text);
+    } catch (err) {
+      throw new UserError(`cannot write ${target}: ${(err as Error).message}`);
+    }
+    this.write(`wrote ${target}`);
+  }
+}

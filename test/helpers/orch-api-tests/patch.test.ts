@@ -124,6 +124,19 @@ describe('orch API server: patches and server-side apply', () => {
     expect(noManager.status).to.equal(400);
   });
 
+  it('server-side apply that changes nothing writes nothing: same resourceVersion, same managedFields time', async () => {
+    const cmPath = '/api/v1/namespaces/default/configmaps/same';
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same', labels: { a: '1' } }, data: { x: '1' } };
+    const apply = () => request(server, 'PATCH', `${cmPath}?fieldManager=tool&force=true`, { body, contentType: 'application/apply-patch+yaml' });
+    const first = (await apply()).json as any;
+    await new Promise((r) => setTimeout(r, 1100));
+    const second = (await apply()).json as any;
+    expect(second.metadata.resourceVersion).to.equal(first.metadata.resourceVersion);
+    expect(second.metadata.managedFields).to.deep.equal(first.metadata.managedFields);
+    const changed = (await request(server, 'PATCH', `${cmPath}?fieldManager=tool`, { body: { ...body, data: { x: '2' } }, contentType: 'application/apply-patch+yaml' })).json as any;
+    expect(changed.metadata.resourceVersion).to.not.equal(first.metadata.resourceVersion);
+  });
+
   it('server-side apply accepts YAML and merges keyed lists item by item', async () => {
     const yaml = [
       'apiVersion: apps/v1',

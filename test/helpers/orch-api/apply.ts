@@ -215,8 +215,9 @@ export function serverSideApply(live: Obj | undefined, applied: Obj, manager: st
   const merged = merge(object, { ...applied, metadata: { ...(applied.metadata ?? {}) } }, [], strategyOf) as Obj;
 
   const entry: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion, time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), fieldsType: 'FieldsV1', fieldsV1: newSet };
-  const next = entries.filter((e) => e !== mine && Object.keys(e.fieldsV1).length > 0);
-  next.push(entry);
+  // In place, so an apply that changes nothing leaves the entries as they were (see replace).
+  const next = entries.map((e) => (e === mine ? entry : e)).filter((e) => Object.keys(e.fieldsV1).length > 0);
+  if (!mine) next.push(entry);
   return { object: merged, managedFields: next };
 }
 

@@ -293,8 +293,11 @@ export class Operations {
     const stored = this.toStorage(type, obj);
     const latest = this.store.get(key, current.metadata.namespace ?? '', current.metadata.name);
     if (latest !== current) throw conflict(type.group, type.plural, current.metadata.name);
-    // An unchanged object is not written (no new resourceVersion, no watch event).
-    if (isDeepStrictEqual({ ...stored, metadata: { ...stored.metadata, resourceVersion: current.metadata.resourceVersion } }, current)) return current;
+    // An unchanged object is not written (no new resourceVersion, no watch event); as on the
+    // real server, a new managedFields time alone (an apply that changed nothing) is no change.
+    // Compared as the JSON it is stored as: a field set to undefined is no field.
+    const timeless = (o: Obj) => JSON.parse(JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: current.metadata.resourceVersion, managedFields: (o.metadata.managedFields as Obj[] | undefined)?.map((e) => ({ ...e, time: undefined })) } }));
+    if (isDeepStrictEqual(timeless(stored), timeless(current))) return current;
     if (opts.dryRun) return stored;
     if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) {
       const committed = this.store.commit('MODIFIED', key, stored, current);

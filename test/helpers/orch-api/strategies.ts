@@ -275,15 +275,17 @@ function foldStringData(obj: Obj): void {
 }
 
 function crdStatus(crd: Obj, old?: Obj): Obj {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  // A condition that stays True keeps its transition time (no transition happened).
+  const since = (type: string) => (old?.conditions ?? []).find((c: Obj) => c.type === type && c.status === 'True')?.lastTransitionTime;
+  const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const storage = (crd.spec?.versions ?? []).find((v: Obj) => v.storage)?.name;
   const stored: string[] = [...(old?.storedVersions ?? [])];
   if (storage && !stored.includes(storage)) stored.push(storage);
   return {
     acceptedNames: { ...(crd.spec?.names ?? {}), singular: crd.spec?.names?.singular ?? '', listKind: crd.spec?.names?.listKind ?? `${crd.spec?.names?.kind}List` },
     conditions: [
-      { type: 'NamesAccepted', status: 'True', lastTransitionTime: now, reason: 'NoConflicts', message: 'no conflicts found' },
-      { type: 'Established', status: 'True', lastTransitionTime: now, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+      { type: 'NamesAccepted', status: 'True', lastTransitionTime: since('NamesAccepted') ?? stamp, reason: 'NoConflicts', message: 'no conflicts found' },
+      { type: 'Established', status: 'True', lastTransitionTime: since('Established') ?? stamp, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
     ],
     storedVersions: stored,
   };

@@ -9,11 +9,14 @@ import { WorkQueue } from './work-queue';
  * ReplicaSet per pod template (named `<deployment>-<template hash>`, older ones removed once
  * the new one exists), a ReplicaSet keeps `replicas` pods from its template. Pods are created
  * through admission, so injection webhooks apply to them as on a real cluster. Status fields
- * (replicas, readyReplicas, availableReplicas, observedGeneration) follow.
+ * (replicas, readyReplicas, availableReplicas, observedGeneration) follow. A DaemonSet keeps one
+ * pod per node (`spec.nodeName` set), its status counting them (desiredNumberScheduled,
+ * numberReady, numberAvailable, observedGeneration).
  */
 
 const DEPLOYMENTS = 'apps/deployments';
 const REPLICASETS = 'apps/replicasets';
+const DAEMONSETS = 'apps/daemonsets';
 
 function templateHash(template: Obj): string {
   const digest = createHash('sha256').update(JSON.stringify(template ?? {})).digest();
@@ -28,10 +31,12 @@ const isReady = (pod: Obj) => !pod.metadata.deletionTimestamp && (pod.status?.co
 export class WorkloadControllers {
   private readonly deployments: WorkQueue;
   private readonly replicaSets: WorkQueue;
+  private readonly daemonSets: WorkQueue;
 
   constructor(private readonly ctx: ControllerContext) {
     this.deployments = new WorkQueue((key) => this.reconcileDeployment(key));
     this.replicaSets = new WorkQueue((key) => this.reconcileReplicaSet(key));
+    this.daemonSets = new WorkQueue((key) => this.reconcileDaemonSet(key));
     ctx.store.onChange((e) => {
       const ns = e.object.metadata.namespace;
       if (e.key === DEPLOYMENTS) this.deployments.add(`${ns}/${e.object.metadata.name}`);
@@ -40,9 +45,11 @@ export class WorkloadControllers {
         const owner = controllerOf(e.object);
         if (owner?.kind === 'Deployment') this.deployments.add(`${ns}/${owner.name}`);
       }
+      if (e.key === DAEMONSETS) this.daemonSets.add(`${ns}/${e.object.metadata.name}`);
       if (e.key === '/pods') {
         const owner = controllerOf(e.object);
         if (owner?.kind === 'ReplicaSet') this.replicaSets.add(`${ns}/${owner.name}`);
+        if (owner?.kind === 'DaemonSet') this.daemonSets.add(`${ns}/${owner.name}`);
       }
     });
   }
@@ -50,6 +57,7 @@ export class WorkloadControllers {
   stop(): void {
     this.deployments.stop();
     this.replicaSets.stop();
+    this.daemonSets.stop();
   }
 
   private async reconcileDeployment(key: string): Promise<void> {
@@ -139,5 +147,45 @@ export class WorkloadControllers {
     const status: Obj = { replicas: now.length, fullyLabeledReplicas: now.filter((p) => labelSelectorMatches(latest.spec?.selector, p.metadata.labels ?? {})).length, observedGeneration: latest.metadata.generation };
     if (ready > 0) Object.assign(status, { readyReplicas: ready, availableReplicas: ready });
     await writeStatus(this.ctx, typeOf(this.ctx, 'apps/v1', 'ReplicaSet'), latest, status);
+  }
+
+  private async reconcileDaemonSet(key: string): Promise<void> {
+    const [namespace, name] = key.split('/');
+    const ds = this.ctx.store.get(DAEMONSETS, namespace, name);
+    if (!ds || ds.metadata.deletionTimestamp) return;
+    const podType = typeOf(this.ctx, 'v1', 'Pod');
+    const nodes = this.ctx.store.items('/nodes', '').map((n) => n.metadata.name as string);
+    const owned = () => this.ctx.store.items('/pods', namespace).filter((p) => controllerOf(p)?.uid === ds.metadata.uid && !p.metadata.deletionTimestamp);
+    for (const node of nodes) {
+      if (owned().some((p) => p.spec?.nodeName === node)) continue;
+      const template = structuredClone(ds.spec?.template ?? {});
+      await this.ctx.ops.create(
+        podType,
+        'v1',
+        namespace,
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { ...(template.metadata ?? {}), generateName: `${name}-`, namespace, ownerReferences: [ownerRef(ds, 'DaemonSet', 'apps/v1')] },
+          spec: { ...(template.spec ?? {}), nodeName: node },
+        },
+        { admission: true },
+      );
+    }
+    const pods = owned();
+    const ready = pods.filter(isReady).length;
+    const latest = this.ctx.store.get(DAEMONSETS, namespace, name);
+    if (!latest) return;
+    const status: Obj = {
+      desiredNumberScheduled: nodes.length,
+      currentNumberScheduled: pods.length,
+      updatedNumberScheduled: pods.length,
+      numberMisscheduled: 0,
+      numberReady: ready,
+      numberAvailable: ready,
+      ...(pods.length - ready > 0 ? { numberUnavailable: pods.length - ready } : {}),
+      observedGeneration: latest.metadata.generation,
+    };
+    await writeStatus(this.ctx, typeOf(this.ctx, 'apps/v1', 'DaemonSet'), latest, status);
   }
 }
