@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Container, interfaces } from 'inversify';
 import type { Command, Config } from '@oclif/core';
 import { agentModule } from './modules/agent/module';
+import { analyzeModule } from './modules/analyze';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
@@ -96,6 +97,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     webhookModule(),
     discoveryModule(),
     diagnoseModule(),
+    analyzeModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),
