@@ -1,6 +1,6 @@
 import { inject } from 'inversify';
 import { analyzeConfiguration, EXIT_ANALYZER_FOUND_ISSUES, AnalyzerRegistry, AnalysisObject, ClusterInputs, listAnalyzers, MessageLevel, readClusterObjects } from '../../src/modules/analyze';
-import { boolFlag, command, durationFlag, listFlag, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { boolFlag, command, durationFlag, MeshCommand, sliceFlag, stringFlag } from '../../src/modules/cli';
 import { configFileLimits, ConfigLimitSettingError, KindRegistry } from '../../src/modules/config';
 import { MeshConfigValues, parseMeshConfig } from '../../src/modules/mesh-config';
 import { MeshctlOrchFlags, OrchAccess } from '../../src/modules/orch-access';
@@ -19,7 +19,7 @@ type AnalyzeFlags = MeshctlOrchFlags & { namespace?: string; meshNamespace: stri
   variadic: true,
   flags: {
     'all-namespaces': boolFlag('analyze all namespaces', { char: 'A' }),
-    analyzer: listFlag('analyzer to run; repeatable; all run when absent'),
+    analyzer: sliceFlag('analyzer to run; repeatable; all run when absent'),
     color: boolFlag('color the output', { default: true }),
     'failure-threshold': severityFlag('lowest message severity that makes the exit code non-zero', 'Error'),
     'ignore-unknown': boolFlag('do not report input documents that cannot be parsed'),
@@ -28,9 +28,9 @@ type AnalyzeFlags = MeshctlOrchFlags & { namespace?: string; meshNamespace: stri
     output: outputFormatFlag(['log', 'json', 'yaml'], 'log'),
     'output-threshold': severityFlag('lowest message severity to display', 'Info'),
     recursive: boolFlag('removed: directories are always searched recursively', { char: 'R', default: true }),
-    'remote-contexts': listFlag('orchestrator config contexts of remote clusters to analyze too'),
+    'remote-contexts': sliceFlag('orchestrator config contexts of remote clusters to analyze too'),
     revision: stringFlag('control plane revision to analyze', { char: 'r', default: 'default' }),
-    suppress: listFlag('suppress messages of a code on a resource, as <code>=<resource> (* allowed); repeatable', { char: 'S' }),
+    suppress: sliceFlag('suppress messages of a code on a resource, as <code>=<resource> (* allowed); repeatable', { char: 'S' }),
     timeout: durationFlag('how long analysis may take before it fails', { default: '30s' }),
     'use-orch': boolFlag('analyze against the live cluster; --use-orch=false analyzes the given files only', { char: 'k', default: true }),
     verbose: boolFlag('verbose output', { char: 'v' }),

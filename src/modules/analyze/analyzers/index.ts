@@ -3,6 +3,16 @@ import { Analyzer } from '../analyzer';
 import { CaCertificateAnalyzer } from './destinationrule-ca';
 import { ConflictingGatewayAnalyzer } from './conflicting-gateway';
 import { IngressGatewayPortAnalyzer } from './gateway-port';
+import { PortNameAnalyzer } from './service-port-name';
+import { SidecarSelectorAnalyzer } from './sidecar-selector';
+import { VirtualServiceGatewayAnalyzer } from './virtualservice-gateway';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
-export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [IngressGatewayPortAnalyzer, CaCertificateAnalyzer, ConflictingGatewayAnalyzer];
+export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
+  IngressGatewayPortAnalyzer,
+  CaCertificateAnalyzer,
+  ConflictingGatewayAnalyzer,
+  VirtualServiceGatewayAnalyzer,
+  SidecarSelectorAnalyzer,
+  PortNameAnalyzer,
+];
