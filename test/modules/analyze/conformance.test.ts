@@ -36,20 +36,15 @@ interface Expected {
 export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'annotations.K8sAnalyzer',
   'deprecation.DeprecationAnalyzer',
-  'gateway.SecretAnalyzer',
   'gateway.CertificateAnalyzer',
   'virtualservice.ConflictingMeshGatewayHostsAnalyzer',
   'virtualservice.DestinationHostAnalyzer',
   'virtualservice.DestinationRuleAnalyzer',
   'schema.ValidationAnalyzer.VirtualService',
   'auth.AuthorizationPoliciesAnalyzer',
-  'destinationrule.SubsetSelectPodAnalyzer',
   'injection.Analyzer',
   'deployment.MultiServiceAnalyzer',
-  'serviceentry.Analyzer',
   'serviceentry.ConflictingServiceEntryProtocolAnalyzer',
-  'applicationUID.Analyzer',
-  'telemetry.SelectorAnalyzer',
 ]);
 
 const cases = parse(fs.readFileSync(path.join(FIXTURES, 'cases.yaml'), 'utf8')) as Case[];

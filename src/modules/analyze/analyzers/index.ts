@@ -6,6 +6,11 @@ import { IngressGatewayPortAnalyzer } from './gateway-port';
 import { PortNameAnalyzer } from './service-port-name';
 import { SidecarSelectorAnalyzer } from './sidecar-selector';
 import { VirtualServiceGatewayAnalyzer } from './virtualservice-gateway';
+import { TelemetrySelectorAnalyzer } from './telemetry-selector';
+import { ApplicationUidAnalyzer } from './application-uid';
+import { ServiceEntryAddressesAnalyzer } from './serviceentry-addresses';
+import { SubsetSelectPodAnalyzer } from './destinationrule-subset';
+import { GatewaySecretAnalyzer } from './gateway-secret';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -15,4 +20,9 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   VirtualServiceGatewayAnalyzer,
   SidecarSelectorAnalyzer,
   PortNameAnalyzer,
+  TelemetrySelectorAnalyzer,
+  ApplicationUidAnalyzer,
+  ServiceEntryAddressesAnalyzer,
+  SubsetSelectPodAnalyzer,
+  GatewaySecretAnalyzer,
 ];
