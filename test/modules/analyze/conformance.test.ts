@@ -36,7 +36,6 @@ interface Expected {
 export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'annotations.K8sAnalyzer',
   'deprecation.DeprecationAnalyzer',
-  'gateway.CertificateAnalyzer',
   'virtualservice.ConflictingMeshGatewayHostsAnalyzer',
   'virtualservice.DestinationHostAnalyzer',
   'virtualservice.DestinationRuleAnalyzer',

@@ -11,6 +11,7 @@ import { ApplicationUidAnalyzer } from './application-uid';
 import { ServiceEntryAddressesAnalyzer } from './serviceentry-addresses';
 import { SubsetSelectPodAnalyzer } from './destinationrule-subset';
 import { GatewaySecretAnalyzer } from './gateway-secret';
+import { GatewayCertificateAnalyzer } from './gateway-certificate';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -25,4 +26,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   ServiceEntryAddressesAnalyzer,
   SubsetSelectPodAnalyzer,
   GatewaySecretAnalyzer,
+  GatewayCertificateAnalyzer,
 ];
