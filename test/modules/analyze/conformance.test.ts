@@ -43,7 +43,6 @@ export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'auth.AuthorizationPoliciesAnalyzer',
   'injection.Analyzer',
   'deployment.MultiServiceAnalyzer',
-  'serviceentry.ConflictingServiceEntryProtocolAnalyzer',
 ]);
 
 const cases = parse(fs.readFileSync(path.join(FIXTURES, 'cases.yaml'), 'utf8')) as Case[];

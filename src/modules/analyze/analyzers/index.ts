@@ -12,6 +12,7 @@ import { ServiceEntryAddressesAnalyzer } from './serviceentry-addresses';
 import { SubsetSelectPodAnalyzer } from './destinationrule-subset';
 import { GatewaySecretAnalyzer } from './gateway-secret';
 import { GatewayCertificateAnalyzer } from './gateway-certificate';
+import { ConflictingServiceEntryProtocolAnalyzer } from './serviceentry-protocol';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -27,4 +28,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   SubsetSelectPodAnalyzer,
   GatewaySecretAnalyzer,
   GatewayCertificateAnalyzer,
+  ConflictingServiceEntryProtocolAnalyzer,
 ];
