@@ -38,7 +38,6 @@ export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'deprecation.DeprecationAnalyzer',
   'virtualservice.ConflictingMeshGatewayHostsAnalyzer',
   'virtualservice.DestinationHostAnalyzer',
-  'virtualservice.DestinationRuleAnalyzer',
   'schema.ValidationAnalyzer.VirtualService',
   'auth.AuthorizationPoliciesAnalyzer',
   'injection.Analyzer',

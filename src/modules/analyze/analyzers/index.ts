@@ -13,6 +13,7 @@ import { SubsetSelectPodAnalyzer } from './destinationrule-subset';
 import { GatewaySecretAnalyzer } from './gateway-secret';
 import { GatewayCertificateAnalyzer } from './gateway-certificate';
 import { ConflictingServiceEntryProtocolAnalyzer } from './serviceentry-protocol';
+import { VirtualServiceDestinationRuleAnalyzer } from './virtualservice-destinationrule';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -29,4 +30,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   GatewaySecretAnalyzer,
   GatewayCertificateAnalyzer,
   ConflictingServiceEntryProtocolAnalyzer,
+  VirtualServiceDestinationRuleAnalyzer,
 ];
