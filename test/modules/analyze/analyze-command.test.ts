@@ -50,7 +50,7 @@ describe('meshctl analyze', function () {
 
   it('exits 79 when a message reaches the failure threshold, naming the resource, file and line in the log form', async () => {
     const gw = file('gw.yaml', GATEWAY_NO_WORKLOAD);
-    const r = await analyze('--use-orch=false', gw);
+    const r = await analyze('--use-orch=false', '--analyzer', 'gateway.IngressGatewayPortAnalyzer', gw);
     expect(r.code).to.equal(79);
     expect(r.stdout).to.equal(`Error [MSH0101] (Gateway default/lonely ${gw}:8) Referenced selector not found: "mesh=nothing-has-this"\n`);
     expect(r.stderr).to.include('Analyzers found issues when analyzing namespace: default.');
@@ -85,13 +85,13 @@ describe('meshctl analyze', function () {
 
   it('prints json and yaml lists with code, level, origin, message and documentationUrl', async () => {
     const gw = file('gw3.yaml', GATEWAY_NO_WORKLOAD);
-    const json = await analyze('--use-orch=false', '-o', 'json', gw);
+    const json = await analyze('--use-orch=false', '--analyzer', 'gateway.IngressGatewayPortAnalyzer', '-o', 'json', gw);
     expect(json.code).to.equal(79);
     const list = JSON.parse(json.stdout) as Array<Record<string, string>>;
     expect(list).to.have.length(1);
     expect(list[0]).to.include({ code: 'MSH0101', level: 'Error', origin: 'Gateway default/lonely', message: 'Referenced selector not found: "mesh=nothing-has-this"' });
     expect(list[0].documentationUrl).to.match(/msh0101/);
-    const yaml = await analyze('--use-orch=false', '-o', 'yaml', gw);
+    const yaml = await analyze('--use-orch=false', '--analyzer', 'gateway.IngressGatewayPortAnalyzer', '-o', 'yaml', gw);
     expect(parse(yaml.stdout)).to.deep.equal(list);
     const none = await analyze('--use-orch=false', '-o', 'json', file('empty.yaml', SERVICE_UNNAMED_PORT.replace('- port: 8080', '- port: 8080\n    name: http')));
     expect(JSON.parse(none.stdout)).to.deep.equal([]);
