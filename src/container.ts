@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Container, interfaces } from 'inversify';
 import type { Command, Config } from '@oclif/core';
 import { agentModule } from './modules/agent/module';
+import { analyzeModule } from './modules/analyze';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
@@ -100,6 +101,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     diagnoseModule(),
     revisionTagsModule(),
     waypointModule(),
+    analyzeModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),

@@ -69,6 +69,14 @@ export function listFlag(description: string, opts: Common & { default?: string[
   return Flags.string({ description, multiple: true, delimiter: ',', ...opts });
 }
 
+/**
+ * Like listFlag, but one value per occurrence (`--flag a,b --flag c`), so positional arguments
+ * after it stay arguments (`analyze --analyzer X file.yaml`), as pflag's StringSlice reads them.
+ */
+export function sliceFlag(description: string, opts: Common & { default?: string[] } = {}) {
+  return Flags.string({ description, multiple: true, multipleNonGreedy: true, delimiter: ',', ...opts });
+}
+
 /** `--flag a --flag b` → ['a','b'], commas kept (pflag's StringArray). */
 export function arrayFlag(description: string, opts: Common & { default?: string[] } = {}) {
   return Flags.string({ description, multiple: true, ...opts });

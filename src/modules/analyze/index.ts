@@ -1,0 +1,12 @@
+export { Analyzer, AnalyzerContribution, AnalyzerMetadata, AnalysisContext } from './analyzer';
+export { formatTemplate, LEVELS, MessageCatalogue, MessageLevel, MessageType } from './catalogue';
+export { AnalysisMessage, documentationUrl } from './message';
+export { AnalysisObject, ObjectSet, Origin, resourceName, toAnalysisObject } from './objects';
+export { readFileInputs, FileInputs } from './file-inputs';
+export { readClusterObjects } from './orch-inputs';
+export { BUILTIN_KINDS } from './known-kinds';
+export { atOrAbove, parseSuppressRules, runAnalyzers, selectAnalyzers, suppressed, SuppressRule } from './runner';
+export { formatJson, formatLog, formatYaml } from './output';
+export { AnalyzerRegistry } from './registry';
+export { analyzeModule } from './module';
+export { analyzeConfiguration, AnalyzeOptions, AnalyzeOutcome, ClusterInputs, EXIT_ANALYZER_FOUND_ISSUES, EXIT_BAD_INPUT, listAnalyzers } from './run-analysis';
