@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { UserError } from '../shared/user-error';
+import { yamlDocumentValue } from '../shared/yaml-value';
 
 export const OPERATOR_API_VERSION = 'install.mesh.io/v1alpha1';
 export const OPERATOR_KIND = 'MeshOperator';
@@ -98,13 +99,7 @@ export function readOperatorFile(file: string): Tree {
 
 function operatorSpecOf(text: string, where: string): Tree {
   const doc = parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) throw new UserError(`${where}: not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
-  let body: unknown;
-  try {
-    body = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    throw new UserError(`${where}: ${(err as Error).message}`);
-  }
+  const body = yamlDocumentValue(doc, where, 'not valid YAML: ');
   if (body === null || body === undefined) return {};
   if (!isTree(body)) throw new UserError(`${where}: must be a ${OPERATOR_KIND} resource (a mapping)`);
   if (body.apiVersion !== undefined && body.apiVersion !== OPERATOR_API_VERSION) {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { V1PolicyRule } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { UserError } from '../shared/user-error';
+import { yamlDocumentValue } from '../shared/yaml-value';
 
 /** Manifest files larger than this are refused rather than parsed. */
 const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
@@ -25,13 +26,7 @@ export function readerRulesFrom(dir: string): V1PolicyRule[] {
     if (!stat.isFile()) continue;
     if (stat.size > MAX_MANIFEST_BYTES) throw new UserError(`${file}: larger than ${MAX_MANIFEST_BYTES} bytes`);
     for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
-      if (doc.errors.length > 0) throw new UserError(`${file}: ${doc.errors[0].message.split('\n')[0]}`);
-      let obj: unknown;
-      try {
-        obj = doc.toJS({ maxAliasCount: 100 });
-      } catch (err) {
-        throw new UserError(`${file}: ${(err as Error).message}`);
-      }
+      const obj = yamlDocumentValue(doc, file);
       const o = obj as { kind?: unknown; metadata?: { name?: unknown }; rules?: unknown } | null;
       if (o?.kind !== 'ClusterRole' || typeof o.metadata?.name !== 'string' || !o.metadata.name.startsWith('mesh-reader')) continue;
       if (!Array.isArray(o.rules)) throw new UserError(`${file}: ClusterRole ${o.metadata.name} has no rules list`);

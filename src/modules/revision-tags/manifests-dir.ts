@@ -6,9 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { UserError } from '../shared/user-error';
-
-/** First line of a parser message, without the trailing colon that introduces its excerpt. */
-const firstLine = (message: string) => message.split('\n')[0].replace(/:\s*$/, '');
+import { yamlDocumentValue } from '../shared/yaml-value';
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
@@ -36,13 +34,7 @@ function readYamlFile(file: string): unknown[] {
   if (fs.statSync(file).size > MAX_FILE_BYTES) throw new UserError(`${file}: larger than ${MAX_FILE_BYTES} bytes`);
   const out: unknown[] = [];
   for (const doc of parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
-    if (doc.errors.length) throw new UserError(`${file}: ${firstLine(doc.errors[0].message)}`);
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (err) {
-      throw new UserError(`${file}: ${firstLine((err as Error).message)}`);
-    }
+    const value = yamlDocumentValue(doc, file);
     if (value !== null && value !== undefined) out.push(value);
   }
   return out;

@@ -11,6 +11,7 @@ import { parseMeshConfig } from '../mesh-config';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
 import { GroupTemplate, vmFiles } from './vm-files';
+import { yamlDocumentValue } from '../shared/yaml-value';
 
 export interface EntryConfigureOptions {
   systemNamespace: string;
@@ -125,14 +126,7 @@ function groupFromFile(file: string, namespace?: string): GroupTemplate {
   const docs = parseAllDocuments(text);
   if (!Array.isArray(docs) || docs.length === 0) throw new UserError(`${file}: no WorkloadGroup in it`);
   const doc = docs[0];
-  if (doc.errors.length > 0) throw new UserError(`${file}: ${doc.errors[0].message.split('\n')[0]}`);
-  let obj: unknown;
-  try {
-    obj = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    throw new UserError(`${file}: ${(err as Error).message}`);
-  }
-  return groupTemplate(obj, file, namespace);
+  return groupTemplate(yamlDocumentValue(doc, file), file, namespace);
 }
 
 async function groupFromApi(client: OrchClient, name?: string, namespace?: string): Promise<GroupTemplate> {
