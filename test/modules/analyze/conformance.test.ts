@@ -41,7 +41,6 @@ export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'schema.ValidationAnalyzer.VirtualService',
   'auth.AuthorizationPoliciesAnalyzer',
   'injection.Analyzer',
-  'deployment.MultiServiceAnalyzer',
 ]);
 
 const cases = parse(fs.readFileSync(path.join(FIXTURES, 'cases.yaml'), 'utf8')) as Case[];

@@ -14,6 +14,7 @@ import { GatewaySecretAnalyzer } from './gateway-secret';
 import { GatewayCertificateAnalyzer } from './gateway-certificate';
 import { ConflictingServiceEntryProtocolAnalyzer } from './serviceentry-protocol';
 import { VirtualServiceDestinationRuleAnalyzer } from './virtualservice-destinationrule';
+import { DeploymentMultiServiceAnalyzer } from './deployment-services';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -31,4 +32,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   GatewayCertificateAnalyzer,
   ConflictingServiceEntryProtocolAnalyzer,
   VirtualServiceDestinationRuleAnalyzer,
+  DeploymentMultiServiceAnalyzer,
 ];
