@@ -74,9 +74,11 @@ export async function analyzeConfiguration(options: AnalyzeOptions, registry: An
   for (const o of fromCluster?.objects ?? []) objects.add(o);
   const files = await readFileInputs(options.files, options.limits);
   const problems = [...files.problems];
+  // A kind no analyzer reads (another product's, or one the mesh dropped) is skipped, and said.
+  const unknownKinds: string[] = [];
   for (const o of files.objects) {
     if (!registry.kinds.kindNamed(o.kind) && !BUILTIN_KINDS.has(o.kind)) {
-      problems.push(`${o.origin?.file}${o.origin?.line ? `:${o.origin.line}` : ''}: unknown kind ${o.kind} (${o.apiVersion}) of ${o.name}`);
+      unknownKinds.push(`${o.origin?.file}${o.origin?.line ? `:${o.origin.line}` : ''}: unknown kind ${o.kind} (${o.apiVersion}) of ${o.name}`);
       continue;
     }
     // Applied to the cluster, a file's object without a namespace lands in the selected one.
@@ -86,6 +88,7 @@ export async function analyzeConfiguration(options: AnalyzeOptions, registry: An
   if (problems.length && !options.ignoreUnknown) {
     throw new UserError(`cannot analyze the input (--ignore-unknown skips what cannot be read):\n  ${problems.join('\n  ')}`, EXIT_BAD_INPUT);
   }
+  if (unknownKinds.length && !options.ignoreUnknown) stderr += unknownKinds.map((line) => `Skipped ${line}\n`).join('');
   if (options.verbose) {
     stderr += `Analyzing ${objects.all().length} objects with ${analyzers.length} analyzer(s): ${analyzers.map((a) => a.metadata.name).join(', ')}\n`;
   }

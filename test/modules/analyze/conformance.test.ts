@@ -35,7 +35,6 @@ interface Expected {
  */
 export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'annotations.K8sAnalyzer',
-  'deprecation.DeprecationAnalyzer',
   'virtualservice.ConflictingMeshGatewayHostsAnalyzer',
   'virtualservice.DestinationHostAnalyzer',
   'schema.ValidationAnalyzer.VirtualService',

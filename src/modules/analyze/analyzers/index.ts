@@ -15,6 +15,7 @@ import { GatewayCertificateAnalyzer } from './gateway-certificate';
 import { ConflictingServiceEntryProtocolAnalyzer } from './serviceentry-protocol';
 import { VirtualServiceDestinationRuleAnalyzer } from './virtualservice-destinationrule';
 import { DeploymentMultiServiceAnalyzer } from './deployment-services';
+import { DeprecationAnalyzer } from './deprecation';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -33,4 +34,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   ConflictingServiceEntryProtocolAnalyzer,
   VirtualServiceDestinationRuleAnalyzer,
   DeploymentMultiServiceAnalyzer,
+  DeprecationAnalyzer,
 ];
