@@ -36,7 +36,6 @@ interface Expected {
 export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'annotations.K8sAnalyzer',
   'virtualservice.ConflictingMeshGatewayHostsAnalyzer',
-  'virtualservice.DestinationHostAnalyzer',
   'schema.ValidationAnalyzer.VirtualService',
   'auth.AuthorizationPoliciesAnalyzer',
   'injection.Analyzer',

@@ -16,6 +16,7 @@ import { ConflictingServiceEntryProtocolAnalyzer } from './serviceentry-protocol
 import { VirtualServiceDestinationRuleAnalyzer } from './virtualservice-destinationrule';
 import { DeploymentMultiServiceAnalyzer } from './deployment-services';
 import { DeprecationAnalyzer } from './deprecation';
+import { VirtualServiceDestinationHostAnalyzer } from './virtualservice-destination-host';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -35,4 +36,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   VirtualServiceDestinationRuleAnalyzer,
   DeploymentMultiServiceAnalyzer,
   DeprecationAnalyzer,
+  VirtualServiceDestinationHostAnalyzer,
 ];
