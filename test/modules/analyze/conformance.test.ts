@@ -35,7 +35,6 @@ interface Expected {
  */
 export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
   'annotations.K8sAnalyzer',
-  'virtualservice.ConflictingMeshGatewayHostsAnalyzer',
   'schema.ValidationAnalyzer.VirtualService',
   'auth.AuthorizationPoliciesAnalyzer',
   'injection.Analyzer',

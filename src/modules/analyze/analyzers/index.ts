@@ -17,6 +17,7 @@ import { VirtualServiceDestinationRuleAnalyzer } from './virtualservice-destinat
 import { DeploymentMultiServiceAnalyzer } from './deployment-services';
 import { DeprecationAnalyzer } from './deprecation';
 import { VirtualServiceDestinationHostAnalyzer } from './virtualservice-destination-host';
+import { ConflictingMeshGatewayHostsAnalyzer } from './virtualservice-mesh-hosts';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -37,4 +38,5 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   DeploymentMultiServiceAnalyzer,
   DeprecationAnalyzer,
   VirtualServiceDestinationHostAnalyzer,
+  ConflictingMeshGatewayHostsAnalyzer,
 ];
