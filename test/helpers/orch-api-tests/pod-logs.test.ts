@@ -10,10 +10,13 @@ describe('orch API server: pods/log', function () {
   this.timeout(20_000);
   let server: OrchApiServer;
   let core: k8s.CoreV1Api;
-  const t0 = new Date(Date.now() - 600_000);
-  const t1 = new Date(Date.now() - 60_000);
+  // Set when the tests run, not when mocha loads the file (minutes earlier in a full run).
+  let t0: Date;
+  let t1: Date;
 
   before(async () => {
+    t0 = new Date(Date.now() - 600_000);
+    t1 = new Date(Date.now() - 60_000);
     server = await startOrchApiServer({ simulateCluster: false });
     core = server.kubeConfig().makeApiClient(k8s.CoreV1Api);
     await runPod(server, { name: 'one', namespace: 'ns' });
