@@ -14,7 +14,6 @@ import { Environment, processEnvironment } from './modules/settings/environment'
 import { Program } from './modules/settings/types';
 import { normalizeBooleanFlags, valueFlagSpellings, wantsHelp } from './modules/cli/argv';
 import { CommandNode, CommandTree } from './modules/cli/command-tree';
-import { NotImplementedError } from './modules/cli/errors';
 import { GLOBAL_FLAGS } from './modules/cli/global-flags';
 import { MeshCommand } from './modules/cli/mesh-command';
 import { createHelp } from './modules/cli/help';
@@ -53,8 +52,6 @@ export async function runProgram(program: Program, argv: string[], options: RunO
     await cmd.execute();
     return 0;
   } catch (err) {
-    // `<program> <command>: not implemented yet` is the whole line users see.
-    if (err instanceof NotImplementedError) return report(err.message, err.exitCode, '');
     return report(errorMessage(err), exitCodeOf(err));
   }
 }
@@ -103,7 +100,7 @@ function errorMessage(err: unknown): string {
     .join('; ');
 }
 
-function report(message: string, code: number, prefix = 'Error: '): number {
-  if (code !== 0 && message && !message.startsWith('EEXIT')) process.stderr.write(`${prefix}${message}\n`);
+function report(message: string, code: number): number {
+  if (code !== 0 && message && !message.startsWith('EEXIT')) process.stderr.write(`Error: ${message}\n`);
   return code;
 }

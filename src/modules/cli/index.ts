@@ -2,11 +2,11 @@ export { command, commandMetadata, commandsOf, CommandOptions, CommandMetadata }
 export { CommandTree, CommandNode, commandId, ROOT_ID } from './command-tree';
 export { CommandContribution } from './contributions';
 export { CommandScope } from './command-scope';
-export { CommandError, NotImplementedError } from './errors';
+export { CommandError } from './errors';
 export * from './flags';
 export { GLOBAL_FLAGS, meshctlGlobalFlags } from './global-flags';
 export { GroupCommand } from './group-command';
-export { MeshCommand, NotYetImplementedCommand } from './mesh-command';
+export { MeshCommand } from './mesh-command';
 export { programTree, builtInCommands } from './program-commands';
 export { VersionCommandBase, versionCommand, versionFlags, formatVersion } from './version-command';
 export { completionCommands, CompletionShellCommand, SHELLS } from './completion-command';

@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import { commandMetadata, CommandMetadata } from './command-decorator';
 import { CommandArgv, OclifConfig } from './command-injection';
 import { CommandScope } from './command-scope';
-import { CommandError, NotImplementedError } from './errors';
+import { CommandError } from './errors';
 import { Logging, LoggingToken } from '../logging/logging';
 import { LoggingFlagValues, LoggingOptionError, parseLoggingOptions } from '../logging/options';
 
@@ -32,10 +32,6 @@ export abstract class MeshCommand extends Command {
   /** `<program> <command path>`, as users type it. */
   protected get commandLine(): string {
     return [this.meta.program, this.meta.path].filter(Boolean).join(' ');
-  }
-
-  protected notImplemented(): never {
-    throw new NotImplementedError(this.commandLine);
   }
 
   protected fail(message: string, exitCode = 1): never {
@@ -74,13 +70,5 @@ export abstract class MeshCommand extends Command {
 
   override async catch(err: Error & { exitCode?: number }): Promise<never> {
     throw err;
-  }
-}
-
-/** A command whose capability comes with a later issue: parses its flags, then says so. */
-export abstract class NotYetImplementedCommand extends MeshCommand {
-  async run(): Promise<void> {
-    await this.parse(this.constructor as Command.Class);
-    this.notImplemented();
   }
 }
