@@ -122,21 +122,7 @@ export class WorkloadControllers {
     const podType = typeOf(this.ctx, 'v1', 'Pod');
     const pods = this.ctx.store.items('/pods', namespace).filter((p) => controllerOf(p)?.uid === rs.metadata.uid && !p.metadata.deletionTimestamp);
     const want = rs.spec?.replicas ?? 1;
-    for (let i = pods.length; i < want; i++) {
-      const template = structuredClone(rs.spec?.template ?? {});
-      await this.ctx.ops.create(
-        podType,
-        'v1',
-        namespace,
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { ...(template.metadata ?? {}), generateName: `${name}-`, namespace, ownerReferences: [ownerRef(rs, 'ReplicaSet', 'apps/v1')] },
-          spec: template.spec ?? {},
-        },
-        { admission: true },
-      );
-    }
+    for (let i = pods.length; i < want; i++) await this.createPodFrom(rs, 'ReplicaSet', {});
     // Scale down: the newest pods go first.
     const extra = [...pods].sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp))).slice(0, Math.max(0, pods.length - want));
     for (const pod of extra) await this.ctx.ops.remove(podType, 'v1', namespace, pod.metadata.name, {}, { admission: true }).catch(() => undefined);
@@ -149,28 +135,33 @@ export class WorkloadControllers {
     await writeStatus(this.ctx, typeOf(this.ctx, 'apps/v1', 'ReplicaSet'), latest, status);
   }
 
+  /** A pod of `owner`'s template (through admission, as the real controllers create them), `spec` laid over the template's. */
+  private async createPodFrom(owner: Obj, kind: 'ReplicaSet' | 'DaemonSet', spec: Obj): Promise<void> {
+    const template = structuredClone(owner.spec?.template ?? {});
+    const namespace = owner.metadata.namespace;
+    await this.ctx.ops.create(
+      typeOf(this.ctx, 'v1', 'Pod'),
+      'v1',
+      namespace,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { ...(template.metadata ?? {}), generateName: `${owner.metadata.name}-`, namespace, ownerReferences: [ownerRef(owner, kind, 'apps/v1')] },
+        spec: { ...(template.spec ?? {}), ...spec },
+      },
+      { admission: true },
+    );
+  }
+
   private async reconcileDaemonSet(key: string): Promise<void> {
     const [namespace, name] = key.split('/');
     const ds = this.ctx.store.get(DAEMONSETS, namespace, name);
     if (!ds || ds.metadata.deletionTimestamp) return;
-    const podType = typeOf(this.ctx, 'v1', 'Pod');
     const nodes = this.ctx.store.items('/nodes', '').map((n) => n.metadata.name as string);
     const owned = () => this.ctx.store.items('/pods', namespace).filter((p) => controllerOf(p)?.uid === ds.metadata.uid && !p.metadata.deletionTimestamp);
     for (const node of nodes) {
       if (owned().some((p) => p.spec?.nodeName === node)) continue;
-      const template = structuredClone(ds.spec?.template ?? {});
-      await this.ctx.ops.create(
-        podType,
-        'v1',
-        namespace,
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { ...(template.metadata ?? {}), generateName: `${name}-`, namespace, ownerReferences: [ownerRef(ds, 'DaemonSet', 'apps/v1')] },
-          spec: { ...(template.spec ?? {}), nodeName: node },
-        },
-        { admission: true },
-      );
+      await this.createPodFrom(ds, 'DaemonSet', { nodeName: node });
     }
     const pods = owned();
     const ready = pods.filter(isReady).length;
