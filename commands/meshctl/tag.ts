@@ -1,9 +1,8 @@
 import { Args } from '@oclif/core';
-import { boolFlag, command, GroupCommand, MeshCommand, stringFlag } from '../../src/modules/cli';
+import { boolFlag, command, confirm, GroupCommand, MeshCommand, stringFlag } from '../../src/modules/cli';
 import { OrchClientOptionsToken } from '../../src/modules/orch';
 import { MeshctlOrchFlags, meshctlOrchOptions } from '../../src/modules/orch-access';
 import { formatTags, readManifestsDir, RevisionTags, TagRequest, tagYaml } from '../../src/modules/revision-tags';
-import { confirm } from './confirm';
 import { outputFormatFlag } from './flag-types';
 import { withOrchAccess } from './orch-access-scope';
 

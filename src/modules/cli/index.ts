@@ -3,6 +3,7 @@ export { CommandTree, CommandNode, commandId, ROOT_ID } from './command-tree';
 export { CommandContribution } from './contributions';
 export { CommandScope } from './command-scope';
 export { CommandError } from './errors';
+export { confirm, ConfirmOptions } from './confirm';
 export * from './flags';
 export { GLOBAL_FLAGS, meshctlGlobalFlags } from './global-flags';
 export { GroupCommand } from './group-command';

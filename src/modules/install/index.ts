@@ -6,5 +6,4 @@ export { defaultManifestsDir, OPERATOR_API_VERSION, OPERATOR_KIND, OperatorSpec,
 export { ManifestObject, manifestYaml, MANAGED_BY_LABEL, objectRef, PART_OF_LABEL, PART_OF_VALUE, renderManifest, REVISION_LABEL, translateValues } from './render';
 export { applyManifest, ApplyOutcome, FIELD_MANAGER, InstallReporter, verifyInstall, waitForReadiness } from './apply';
 export { deleteObjects, findInstalled, uninstallSelector, UninstallScope } from './uninstall';
-export { confirm } from './confirm';
 export { InstallOptions, InstallSetFlags, renderFromFlags, runInstall, runUninstall, UninstallOptions } from './run';

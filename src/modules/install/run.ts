@@ -6,7 +6,7 @@ import { terminalProgress } from '../cli/progress';
 import { OrchClient } from '../orch';
 import { UserError } from '../shared/user-error';
 import { applyManifest, verifyInstall, waitForReadiness } from './apply';
-import { confirm } from './confirm';
+import { confirm } from '../cli/confirm';
 import { defaultManifestsDir, resolveOperator } from './operator';
 import { ManifestObject, objectRef, renderManifest } from './render';
 import { deleteObjects, findInstalled, uninstallSelector } from './uninstall';
@@ -49,7 +49,7 @@ export async function runInstall(client: () => OrchClient, objects: ManifestObje
     err.write('nothing to install\n');
     return;
   }
-  if (!opts.skipConfirmation && !(await confirm('Proceed?'))) throw new UserError('cancelled: nothing was changed');
+  if (!opts.skipConfirmation && !(await confirm('Proceed? [y/N]', { output: process.stderr, requireTerminal: true }))) throw new UserError('cancelled: nothing was changed');
   const progress = terminalProgress('connecting', err);
   const reporter = {
     // On a terminal the spinner's line is cleared first; it redraws below on its next tick.
@@ -100,7 +100,7 @@ export async function runUninstall(orch: OrchClient, opts: UninstallOptions, out
     err.write('dry run: nothing was changed\n');
     return;
   }
-  if (!opts.skipConfirmation && !(await confirm('Proceed?'))) throw new UserError('cancelled: nothing was changed');
+  if (!opts.skipConfirmation && !(await confirm('Proceed? [y/N]', { output: process.stderr, requireTerminal: true }))) throw new UserError('cancelled: nothing was changed');
   let count = 0;
   await deleteObjects(orch, targets, (obj) => {
     count++;
