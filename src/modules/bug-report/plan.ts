@@ -1,5 +1,7 @@
 import { containerSelected, ContainerRef } from './filter';
 import type { BugReportOptions } from './options';
+import { PROXY_CONTAINER } from '../model/mesh-labels';
+export { PROXY_CONTAINER };
 
 /** The pod fields bug-report reads (as the API answers them). */
 export interface PodJson {
@@ -30,7 +32,6 @@ export interface PodPlan {
   logs: LogTarget[];
 }
 
-export const PROXY_CONTAINER = 'mesh-proxy';
 export const DAEMON_LABEL = ['app', 'meshd'] as const;
 
 /**

@@ -1,3 +1,5 @@
+import { PROXY_CONTAINER } from '../model/mesh-labels';
+export { PROXY_CONTAINER };
 /**
  * The pod as JSON, the shape the orchestrator's API gives it; only what the injector reads is
  * typed, the rest passes through untouched.
@@ -41,7 +43,6 @@ export interface Pod extends JsonMap {
   spec?: PodSpec;
 }
 
-export const PROXY_CONTAINER = 'mesh-proxy';
 export const INIT_CONTAINER = 'mesh-init';
 export const VALIDATION_CONTAINER = 'mesh-validation';
 export const CORE_DUMP_CONTAINER = 'enable-core-dump';

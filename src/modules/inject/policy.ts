@@ -1,5 +1,7 @@
 import { InjectionConfig, selectorMatches } from './config';
 import { Pod } from './pod';
+import { INJECTION_LABEL, REVISION_LABEL, INJECT_ANNOTATION } from '../model/mesh-labels';
+export { INJECTION_LABEL, REVISION_LABEL, INJECT_ANNOTATION };
 
 /**
  * Whether a pod gets the sidecar. Two steps, as with the incumbent: the namespace (its
@@ -10,10 +12,6 @@ import { Pod } from './pod';
 
 /** Namespaces the injector never touches. */
 export const IGNORED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
-
-export const INJECTION_LABEL = 'mesh-injection';
-export const REVISION_LABEL = 'mesh.io/rev';
-export const INJECT_ANNOTATION = 'sidecar.mesh.io/inject';
 
 export interface NamespaceInfo {
   name: string;

@@ -10,10 +10,11 @@ import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { UserError } from '../shared/user-error';
 import { isTree, OperatorSpec, Tree } from './operator';
+import { REVISION_LABEL } from '../model/mesh-labels';
+export { REVISION_LABEL };
 
 export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
 export const PART_OF_VALUE = 'mesh';
-export const REVISION_LABEL = 'mesh.io/rev';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 
 export interface ManifestObject {

@@ -3,6 +3,8 @@ import { UserError } from '../shared/user-error';
 import { askDaemon, DaemonChannel, DaemonRequestError, RawDiscoveryResponse } from './debug-client';
 import { certificateNamespace, channelSecurity } from './credentials';
 import { instanceId } from './sync-status';
+import { REVISION_LABEL } from '../model/mesh-labels';
+export { REVISION_LABEL };
 
 /**
  * The daemons one meshctl command asks, and how (the XDS-connection flag group): the one at
@@ -64,7 +66,6 @@ export const MESH_TOKEN_AUDIENCE = 'mesh-ca';
 export const TOKEN_SERVICE_ACCOUNT = 'default';
 const TOKEN_SECONDS = 3600;
 export const DEFAULT_XDS_LABEL = 'app=meshd';
-export const REVISION_LABEL = 'mesh.io/rev';
 
 /** No daemon to ask. */
 export class ControlPlaneNotFoundError extends UserError {}

@@ -1,8 +1,7 @@
+import { REVISION_LABEL, INJECTION_LABEL, INJECT_ANNOTATION as INJECT_LABEL } from '../model/mesh-labels';
+export { REVISION_LABEL, INJECTION_LABEL, INJECT_LABEL };
 /** Labels and names of the mesh's revision tags (as the incumbent's, renamed per the spec). */
 export const TAG_LABEL = 'mesh.io/tag';
-export const REVISION_LABEL = 'mesh.io/rev';
-export const INJECTION_LABEL = 'mesh-injection';
-export const INJECT_LABEL = 'sidecar.mesh.io/inject';
 export const DEFAULT_TAG = 'default';
 /** The non-revisioned injector, deactivated when the `default` tag takes over. */
 export const DEFAULT_INJECTOR_NAME = 'mesh-sidecar-injector';

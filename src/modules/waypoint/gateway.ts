@@ -3,6 +3,8 @@
  * labelled with the traffic it handles (`mesh.io/waypoint-for`) and its control plane revision.
  */
 import { UserError } from '../shared/user-error';
+import { REVISION_LABEL } from '../model/mesh-labels';
+export { REVISION_LABEL };
 
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 export const GATEWAY_VERSION = 'v1';
@@ -10,7 +12,6 @@ export const GATEWAYS_PLURAL = 'gateways';
 export const WAYPOINT_CLASS = 'mesh-waypoint';
 export const WAYPOINT_FOR_LABEL = 'mesh.io/waypoint-for';
 export const USE_WAYPOINT_LABEL = 'mesh.io/use-waypoint';
-export const REVISION_LABEL = 'mesh.io/rev';
 export const HBONE_PORT = 15008;
 export const HBONE_LISTENER = 'mesh-hbone';
 export const TRAFFIC_TYPES = ['all', 'none', 'service', 'workload'] as const;

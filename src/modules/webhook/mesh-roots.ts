@@ -1,3 +1,5 @@
+import { REVISION_LABEL } from '../model/mesh-labels';
+export { REVISION_LABEL };
 /**
  * The daemon's trust roots as the trust plumbing needs them (bound by the daemon, which owns
  * the CA): what workloads trust, what verifies the webhooks' HTTPS certificate, and when they
@@ -14,7 +16,6 @@ export interface MeshRoots {
 }
 
 /** The label the mesh's webhook configurations and resources carry to name their control plane revision. */
-export const REVISION_LABEL = 'mesh.io/rev';
 
 /** The control plane revision (REVISION), `default` when unset, as the incumbent. */
 export function revisionName(setting: string | undefined): string {

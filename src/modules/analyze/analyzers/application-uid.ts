@@ -1,10 +1,10 @@
 import { injectable } from 'inversify';
 import { AnalysisContext, Analyzer } from '../analyzer';
 import { AnalysisObject, asArray, field } from '../objects';
+import { PROXY_CONTAINER } from '../../model/mesh-labels';
 
 /** The proxy's own user id: an application running as it escapes traffic capture. */
 const PROXY_UID = 1337;
-const PROXY_CONTAINER = 'mesh-proxy';
 
 /** Whether a pod spec runs any application container (or the pod as a whole) as the proxy's UID. */
 function usesProxyUid(podSpec: unknown): string | undefined {

@@ -3,9 +3,8 @@ import { portProtocol } from '../../registry/orch/ports';
 import { AnalysisContext, Analyzer } from '../analyzer';
 import { AnalysisObject, asArray, asRecord, asStringMap, field } from '../objects';
 import { fullName, labelsMatch, serviceSelector } from './common';
+import { PROXY_CONTAINER, INJECT_ANNOTATION as INJECT_KEY } from '../../model/mesh-labels';
 
-const PROXY_CONTAINER = 'mesh-proxy';
-const INJECT_KEY = 'sidecar.mesh.io/inject';
 
 /** `true`/`false` of the inject label or annotation, when set to either. */
 function injectSwitch(values: Record<string, string>): boolean | undefined {

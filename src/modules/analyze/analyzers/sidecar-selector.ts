@@ -1,16 +1,17 @@
 import { injectable } from 'inversify';
 import { AnalysisContext, Analyzer } from '../analyzer';
 import { AnalysisObject, field } from '../objects';
+import { AMBIENT_REDIRECTION_ANNOTATION, DATAPLANE_MODE_LABEL, INJECTION_LABEL, REVISION_LABEL } from '../../model/mesh-labels';
 import { labelMap, labelsMatch, selectorString } from './common';
 
 /** A namespace enrolled in ambient mode and not in sidecar injection: Sidecar resources do nothing there. */
 function ambientNamespace(ns: AnalysisObject | undefined): boolean {
-  if (!ns || ns.labels['mesh.io/dataplane-mode'] !== 'ambient') return false;
-  return ns.labels['mesh-injection'] === undefined && ns.labels['mesh.io/rev'] === undefined;
+  if (!ns || ns.labels[DATAPLANE_MODE_LABEL] !== 'ambient') return false;
+  return ns.labels[INJECTION_LABEL] === undefined && ns.labels[REVISION_LABEL] === undefined;
 }
 
 function ambientPod(pod: AnalysisObject): boolean {
-  return pod.annotations['ambient.mesh.io/redirection'] === 'enabled';
+  return pod.annotations[AMBIENT_REDIRECTION_ANNOTATION] === 'enabled';
 }
 
 /**

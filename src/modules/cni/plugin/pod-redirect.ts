@@ -1,6 +1,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { CaptureInput } from '../../iptables';
 import { CniError, CniErrorCode } from './cni-protocol';
+import { PROXY_CONTAINER } from '../../model/mesh-labels';
+export { PROXY_CONTAINER };
 
 /*
  * Which pods the plug-in captures, and how: the sidecar injector's annotations, read as
@@ -20,7 +22,6 @@ export const Annotation = {
   orchVirtInterfaces: 'traffic.sidecar.mesh.io/orchvirtInterfaces',
 } as const;
 
-export const PROXY_CONTAINER = 'mesh-proxy';
 /** A pod that still has the init container does its own iptables; the plug-in must not do it twice. */
 export const INIT_CONTAINER = 'mesh-init';
 /** The proxy's own ports (status, agent, metrics) are never captured inbound. */
