@@ -41,6 +41,7 @@ export class Validate extends MeshCommand {
         this.write(n === 0 ? `"${name}" is empty: it declares no resources` : `"${name}" is valid (${n} resource${n === 1 ? '' : 's'})`);
       }
       problems += this.report(result.issues);
+      for (const w of result.warnings) process.stderr.write(`Warning: ${formatIssue(w)}\n`);
     };
     for (const target of targets) {
       if (target === '-') {

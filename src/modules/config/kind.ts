@@ -6,6 +6,15 @@ export interface FieldIssue {
   message: string;
 }
 
+/**
+ * Something in a valid resource that probably does not do what its author meant. `type`
+ * and `args` let tools present known warnings their own way (analyze gives them codes).
+ */
+export interface FieldWarning extends FieldIssue {
+  type?: 'unreachable-rule' | 'ineffective-match';
+  args?: readonly string[];
+}
+
 /** One resource kind of the mesh API: where it lives, its spec class and its semantic checks. */
 export interface KindDefinition<S extends object = object> {
   kind: string;
@@ -15,6 +24,8 @@ export interface KindDefinition<S extends object = object> {
   specClass: new () => S;
   /** Checks across fields that decorators cannot express (sums, duplicates, references). */
   check?(resource: ConfigResource<S>): FieldIssue[];
+  /** Warnings about a resource that passed its checks. */
+  warn?(resource: ConfigResource<S>): FieldWarning[];
 }
 
 export const SECURITY_VERSIONS = ['v1', 'v1beta1'] as const;

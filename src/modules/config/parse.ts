@@ -33,6 +33,8 @@ export interface ParsedResource {
 export interface ParseResult {
   resources: ParsedResource[];
   issues: ConfigIssue[];
+  /** What valid resources probably do not mean (unreachable routes...): reported, never refused. */
+  warnings: ConfigIssue[];
   /**
    * The file as a whole is bad (not UTF-8 text, a YAML syntax error, a limit passed): its
    * document boundaries cannot be trusted, so none of its resources should be applied.
@@ -62,11 +64,15 @@ export function parseConfigDocuments(file: string, bytes: Uint8Array, limits: Co
 
 /** Validates each parsed document into a resource, or its issues with the line of each field. */
 export function validateParsedFile(file: string, parsed: ParsedFile, kinds: KindRegistry): ParseResult {
-  const result: ParseResult = { resources: [], issues: [], ...(parsed.fileRejected ? { fileRejected: true } : {}) };
+  const result: ParseResult = { resources: [], issues: [], warnings: [], ...(parsed.fileRejected ? { fileRejected: true } : {}) };
   for (const doc of parsed.documents) {
     const validated = validateDocument(doc.value, kinds);
     if (validated.ok) {
       result.resources.push({ resource: validated.resource, location: { file, documentIndex: doc.documentIndex, line: doc.startLine } });
+      const { kind, metadata } = validated.resource;
+      for (const w of validated.warnings) {
+        result.warnings.push({ location: { file, documentIndex: doc.documentIndex, line: lineOfField(doc, w.field) }, kind, namespace: metadata.namespace, name: metadata.name, field: w.field || undefined, message: w.message });
+      }
       continue;
     }
     for (const issue of validated.issues) {

@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
-import { FieldIssue, KindDefinition } from './kind';
+import { FieldIssue, FieldWarning, KindDefinition } from './kind';
 import { ConfigResource } from './resource';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export type ValidationResult =
-  | { ok: true; resource: ConfigResource; kind: KindDefinition }
+  | { ok: true; resource: ConfigResource; kind: KindDefinition; warnings: FieldWarning[] }
   | { ok: false; issues: FieldIssue[]; kind?: string; namespace?: string; name?: string };
 
 /** The registry of kinds, by `group/version` and kind name. */
@@ -88,7 +88,7 @@ export function validateDocument(doc: unknown, kinds: KindRegistry): ValidationR
     spec,
   };
   issues.push(...(def.check?.(resource) ?? []));
-  return issues.length ? fail() : { ok: true, resource, kind: def };
+  return issues.length ? fail() : { ok: true, resource, kind: def, warnings: def.warn?.(resource) ?? [] };
 }
 
 function checkMetadata(meta: Record<string, unknown> | undefined): FieldIssue[] {

@@ -73,7 +73,9 @@ export class ValidationWebhook implements HttpsHandler {
       return { allowed: false, message: `configuration is invalid: ${problems.join('; ')}` };
     }
     this.metrics.validationPassed.inc(resourceLabels(request));
-    return { allowed: true };
+    // Accepted, but the API server shows the user what probably does not do what they meant.
+    const warnings = result.warnings.map((w) => `${w.field ? `${w.field}: ` : ''}${w.message}`);
+    return { allowed: true, ...(warnings.length ? { warnings } : {}) };
   }
 
   /** A kind this build models, in its own group (any served version: a wrong one is refused by validation). */

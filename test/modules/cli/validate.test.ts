@@ -37,6 +37,27 @@ describe('meshctl validate', () => {
     expect(r.stderr).to.match(/Error: 1 problem found/);
   });
 
+  it('warns about rules no request can reach, and still exits 0', () => {
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'meshctl'), 'validate', '-f', '-'], {
+      input: [
+        'apiVersion: networking.mesh.io/v1',
+        'kind: VirtualService',
+        'metadata: { name: r, namespace: shop }',
+        'spec:',
+        '  hosts: [reviews]',
+        '  http:',
+        '  - route: [{ destination: { host: reviews } }]',
+        '  - match: [{ uri: { prefix: /v2 } }]',
+        '    route: [{ destination: { host: reviews, subset: v2 } }]',
+        '',
+      ].join('\n'),
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout).to.include('"<stdin>" is valid (1 resource)');
+    expect(r.stderr).to.equal('Warning: <stdin>:8: document 1 (VirtualService shop/r): spec.http[1]: rule #1 not used (route without matches defined before)\n');
+  });
+
   it('reads stdin with -f -', () => {
     const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'meshctl'), 'validate', '-f', '-'], {
       input: 'apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: { name: s }\nspec: { hosts: ["bad host!"] }\n',

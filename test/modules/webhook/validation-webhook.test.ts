@@ -49,6 +49,28 @@ describe('validation webhook (/validate on the HTTPS address)', function () {
     }
   });
 
+  it('allows a VirtualService with an unreachable rule, warning about it (kubectl prints admission warnings)', async () => {
+    const vs = {
+      apiVersion: 'networking.mesh.io/v1',
+      kind: 'VirtualService',
+      metadata: { name: 'dup', namespace: 'shop' },
+      spec: {
+        hosts: ['reviews'],
+        http: [
+          { match: [{ uri: { prefix: '/a' } }], route: [{ destination: { host: 'reviews' } }] },
+          { name: 'second', match: [{ uri: { prefix: '/a' } }], route: [{ destination: { host: 'ratings' } }] },
+        ],
+      },
+    };
+    const res = await post(admissionReview(vs));
+    const response = res.review!.response as { allowed: boolean; warnings?: string[] };
+    expect(response.allowed).to.equal(true);
+    expect(response.warnings).to.deep.equal([
+      'spec.http[1].match[0]: rule "second" match #0 is not used (duplicate/overlapping match in rule #0)',
+      'spec.http[1]: rule "second" not used (all matches used by prior rules)',
+    ]);
+  });
+
   it('refuses an invalid resource with the messages meshctl validate gives, naming each field', async () => {
     const res = await post(admissionReview(invalidPolicy));
     expect(res.status).to.equal(200);

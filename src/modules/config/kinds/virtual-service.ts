@@ -7,6 +7,7 @@ import { Duration } from '../../settings/duration';
 import { compileRe2, re2Problem, rewriteProblem } from '../../shared/re2';
 import { FieldIssue, KindDefinition, NETWORKING_VERSIONS } from '../kind';
 import { IsIPOrCIDR, isMeshHost, IsMeshHost, IsPortNumber, IsStringMap } from './common';
+import { routeReachabilityWarnings } from './route-reachability';
 
 /** Why `v` is not a duration of at least `min` with millisecond precision (what the proxy config can carry), or undefined. */
 export function durationProblem(v: unknown, min = '1ms'): string | undefined {
@@ -369,4 +370,5 @@ export const VirtualServiceKind: KindDefinition<VirtualServiceSpec> = {
   versions: NETWORKING_VERSIONS,
   specClass: VirtualServiceSpec,
   check: (r) => checkVirtualService(r.spec),
+  warn: (r) => routeReachabilityWarnings(r.spec),
 };
