@@ -57,13 +57,17 @@ const VALIDATORS: Record<string, (v: string) => string | undefined> = {
   'prometheus.mesh.io/merge-metrics': (v) => (parseGoBool(v) === undefined ? `strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax` : undefined),
 };
 
+/** What is wrong with one annotation's value, or undefined when it is valid or not one the injector reads. */
+export function annotationValueProblem(name: string, value: string): string | undefined {
+  return VALIDATORS[name]?.(value);
+}
+
 /** Throws AnnotationError listing every invalid annotation. */
 export function validateAnnotations(annotations: Readonly<Record<string, string>> | undefined): void {
   const problems: string[] = [];
   for (const name of Object.keys(annotations ?? {}).sort()) {
-    const check = VALIDATORS[name];
     const value = annotations![name];
-    const why = check?.(String(value));
+    const why = annotationValueProblem(name, String(value));
     if (why) problems.push(`invalid value '${value}' for annotation '${name}': ${why}`);
   }
   if (problems.length > 0) throw new AnnotationError(problems.join('; '));

@@ -9,5 +9,6 @@ export { InjectionMeshConfig, InjectionConfigError } from './proxy-config';
 export { namespaceDecision, podDecision, NamespaceInfo, Decision, IGNORED_NAMESPACES } from './policy';
 export { createJsonPatch, applyJsonPatch, PatchOp } from './json-patch';
 export { canonicalQuantity } from './quantity';
+export { annotationValueProblem } from './annotations';
 export { Pod } from './pod';
 export { injectModule } from './module';

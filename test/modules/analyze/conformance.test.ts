@@ -34,10 +34,6 @@ interface Expected {
  * unreachable-rule and ineffective-match warnings MSH0130/MSH0131, not built yet.)
  */
 export const PENDING_ANALYZERS: ReadonlySet<string> = new Set([
-  'annotations.K8sAnalyzer',
-  'schema.ValidationAnalyzer.VirtualService',
-  'auth.AuthorizationPoliciesAnalyzer',
-  'injection.Analyzer',
 ]);
 
 const cases = parse(fs.readFileSync(path.join(FIXTURES, 'cases.yaml'), 'utf8')) as Case[];

@@ -18,6 +18,9 @@ import { DeploymentMultiServiceAnalyzer } from './deployment-services';
 import { DeprecationAnalyzer } from './deprecation';
 import { VirtualServiceDestinationHostAnalyzer } from './virtualservice-destination-host';
 import { ConflictingMeshGatewayHostsAnalyzer } from './virtualservice-mesh-hosts';
+import { AuthorizationPoliciesAnalyzer } from './authorization-policies';
+import { InjectionAnalyzer } from './injection';
+import { AnnotationsAnalyzer } from './annotations';
 
 /** The mesh's own analyzers, bound to the Analyzer contribution point. */
 export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
@@ -39,4 +42,7 @@ export const BUILT_IN_ANALYZERS: interfaces.Newable<Analyzer>[] = [
   DeprecationAnalyzer,
   VirtualServiceDestinationHostAnalyzer,
   ConflictingMeshGatewayHostsAnalyzer,
+  AuthorizationPoliciesAnalyzer,
+  InjectionAnalyzer,
+  AnnotationsAnalyzer,
 ];
