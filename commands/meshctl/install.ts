@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { boolFlag, command, durationFlag, GroupCommand, MeshCommand, stringFlag } from '../../src/modules/cli';
-import { InstallSetFlags, manifestYaml, renderFromFlags, resolveOperator, runInstall, translateValues, defaultManifestsDir } from '../../src/modules/install';
+import { detectClusterPlatform, InstallSetFlags, manifestYaml, renderFromFlags, resolveOperator, runInstall, translateValues, defaultManifestsDir } from '../../src/modules/install';
 import { Duration } from '../../src/modules/settings/duration';
 import { UserError } from '../../src/modules/shared/user-error';
 import { installSetFlags, pickFlags } from './flag-groups';
@@ -21,11 +21,15 @@ const warn = (line: string) => process.stderr.write(`${line}\n`);
 /** `install`, `manifest install` and their aliases: one flow. */
 abstract class InstallCommand extends MeshCommand {
   protected async install(flags: Record<string, unknown>): Promise<void> {
+    // Rendered before the cluster is reached, so a bad file or --set is said first.
     const { objects, spec } = renderFromFlags(flags, warn);
     const timeout = flags['readiness-timeout'] as Duration;
     const options = { dryRun: flags['dry-run'] === true, skipConfirmation: flags['skip-confirmation'] === true, readinessTimeoutMs: timeout.milliseconds, verify: flags.verify === true };
     if (options.dryRun) return runInstall(() => undefined as never, objects, spec, options);
-    await withOrchAccess(this.scope, flags as never, (access) => runInstall(() => access.client, objects, spec, options));
+    await withOrchAccess(this.scope, flags as never, async (access) => {
+      const forCluster = renderFromFlags(flags, () => undefined, await detectClusterPlatform(access.client));
+      await runInstall(() => access.client, forCluster.objects, forCluster.spec, options);
+    });
   }
 }
 
@@ -68,13 +72,11 @@ export class Manifest extends GroupCommand {}
 export class ManifestGenerate extends MeshCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ManifestGenerate);
-    const { objects } = renderFromFlags(flags as InstallSetFlags, warn);
+    let { objects } = renderFromFlags(flags as InstallSetFlags, warn);
     if (flags['cluster-specific']) {
-      // What the cluster decides about the render is whether it can be reached; checked so a
-      // manifest meant for this cluster is not printed for an unreachable one.
-      await withOrchAccess(this.scope, flags as never, async (access) => {
-        await access.client.api((await import('@kubernetes/client-node')).VersionApi).getCode();
-      });
+      // The cluster's platform decides node paths (e.g. where the node plugin's files go).
+      const platform = await withOrchAccess(this.scope, flags as never, (access) => detectClusterPlatform(access.client));
+      objects = renderFromFlags(flags as InstallSetFlags, () => undefined, platform).objects;
     }
     process.stdout.write(manifestYaml(objects));
   }

@@ -7,3 +7,4 @@ export { ManifestObject, manifestYaml, MANAGED_BY_LABEL, objectRef, PART_OF_LABE
 export { applyManifest, ApplyOutcome, FIELD_MANAGER, InstallReporter, verifyInstall, waitForReadiness } from './apply';
 export { deleteObjects, findInstalled, uninstallSelector, UninstallScope } from './uninstall';
 export { InstallOptions, InstallSetFlags, renderFromFlags, runInstall, runUninstall, UninstallOptions } from './run';
+export { cniPaths, detectClusterPlatform, platformOfVersion } from './platform';

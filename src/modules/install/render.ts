@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { UserError } from '../shared/user-error';
 import { isTree, OperatorSpec, Tree } from './operator';
+import { cniPaths } from './platform';
 import { REVISION_LABEL } from '../model/mesh-labels';
 export { REVISION_LABEL };
 
@@ -281,6 +282,7 @@ function cniObjects(spec: OperatorSpec): ManifestObject[] {
   const ns = spec.components.cni.namespace ?? spec.namespace;
   const name = suffixed('mesh-cni-node', spec);
   const appLabels = { 'k8s-app': 'mesh-cni-node', [REVISION_LABEL]: revisionOf(spec) };
+  const paths = cniPaths(spec);
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
     {
@@ -320,8 +322,8 @@ function cniObjects(spec: OperatorSpec): ManifestObject[] {
               },
             ],
             volumes: [
-              { name: 'cni-bin-dir', hostPath: { path: '/opt/cni/bin' } },
-              { name: 'cni-net-dir', hostPath: { path: '/etc/cni/net.d' } },
+              { name: 'cni-bin-dir', hostPath: { path: paths.binDir } },
+              { name: 'cni-net-dir', hostPath: { path: paths.confDir } },
             ],
           },
         },

@@ -10,6 +10,7 @@ import { confirm } from '../cli/confirm';
 import { defaultManifestsDir, resolveOperator } from './operator';
 import { ManifestObject, objectRef, renderManifest } from './render';
 import { deleteObjects, findInstalled, uninstallSelector } from './uninstall';
+import { withDetectedPlatform } from './platform';
 
 export interface InstallSetFlags {
   filename?: string[];
@@ -21,11 +22,12 @@ export interface InstallSetFlags {
 }
 
 /** The manifest the install-set flags describe, with the validation warnings --force let through. */
-export function renderFromFlags(flags: InstallSetFlags, warn: (line: string) => void): { objects: ManifestObject[]; spec: ReturnType<typeof resolveOperator>['spec'] } {
+export function renderFromFlags(flags: InstallSetFlags, warn: (line: string) => void, clusterPlatform?: string): { objects: ManifestObject[]; spec: ReturnType<typeof resolveOperator>['spec'] } {
   if (flags.charts) warn('--charts is deprecated: use --manifests');
   const manifestsDir = flags.manifests || flags.charts || defaultManifestsDir();
-  const { spec, warnings } = resolveOperator({ files: flags.filename, sets: flags.set, revision: flags.revision, manifestsDir, force: flags.force });
-  for (const w of warnings) warn(`warning (--force): ${w}`);
+  const resolved = resolveOperator({ files: flags.filename, sets: flags.set, revision: flags.revision, manifestsDir, force: flags.force });
+  for (const w of resolved.warnings) warn(`warning (--force): ${w}`);
+  const spec = withDetectedPlatform(resolved.spec, clusterPlatform);
   return { objects: renderManifest(spec, manifestsDir), spec };
 }
 

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
-import { defaultManifestsDir, manifestYaml, renderManifest, resolveOperator, splitSetPath, translateValues } from '../../../src/modules/install';
+import { cniPaths, defaultManifestsDir, manifestYaml, platformOfVersion, renderManifest, resolveOperator, splitSetPath, translateValues } from '../../../src/modules/install';
+import { startOrchApiServer } from '../../helpers/orch-api';
 import { parseInjectionConfig, parseValues } from '../../../src/modules/inject';
 import { templateFuncs } from '../../../src/modules/inject/funcs';
 import { runCli } from '../../helpers/run-cli';
@@ -134,5 +135,39 @@ describe('install: the operator resource and the manifest it renders', () => {
     const tr = await runCli('meshctl', ['manifest', 'translate', '--set', 'profile=minimal', '-o', tmp]);
     expect(tr.code, tr.stderr).to.equal(0);
     expect(parse(fs.readFileSync(path.join(tmp, 'values.yaml'), 'utf8')).profile).to.equal('minimal');
+  });
+
+  it('node paths of the node plugin follow the platform: values first, then what the cluster\'s version names, then the defaults', () => {
+    expect(platformOfVersion('v1.30.2-gke.1000')).to.equal('gke');
+    expect(platformOfVersion('v1.31.1+k3s1')).to.equal('k3s');
+    expect(platformOfVersion('v1.32.0')).to.equal(undefined);
+    const spec = (sets: string[]) => resolveOperator({ sets, manifestsDir: dir }).spec;
+    expect(cniPaths(spec([]))).to.deep.equal({ binDir: '/opt/cni/bin', confDir: '/etc/cni/net.d' });
+    expect(cniPaths(spec(['values.global.platform=k3s']))).to.deep.equal({ binDir: '/var/lib/rancher/k3s/data/current/bin', confDir: '/var/lib/rancher/k3s/agent/etc/cni/net.d' });
+    expect(cniPaths(spec(['values.global.platform=gke', 'values.cni.cniBinDir=/x/bin']))).to.deep.equal({ binDir: '/x/bin', confDir: '/etc/cni/net.d' });
+  });
+
+  it('manifest generate --cluster-specific reads the platform from the cluster; a platform in the values wins; an unreachable cluster is an error', async function () {
+    this.timeout(90_000);
+    const server = await startOrchApiServer({ serverVersion: 'v1.30.2-gke.1000' });
+    try {
+      const kubeconfig = server.writeKubeconfigFile(tmp);
+      const hostPaths = (stdout: string) =>
+        parseAllDocuments(stdout)
+          .map((d) => d.toJS() as { kind: string; spec?: { template: { spec: { volumes: { hostPath: { path: string } }[] } } } })
+          .filter((o) => o.kind === 'DaemonSet')
+          .flatMap((o) => o.spec!.template.spec.volumes.map((v) => v.hostPath.path));
+      const detected = await runCli('meshctl', ['manifest', 'generate', '--cluster-specific', '--set', 'components.cni.enabled=true', '--orchconfig', kubeconfig]);
+      expect(detected.code, detected.stderr).to.equal(0);
+      expect(hostPaths(detected.stdout)).to.deep.equal(['/home/kubernetes/bin', '/etc/cni/net.d']);
+      const chosen = await runCli('meshctl', ['manifest', 'generate', '--cluster-specific', '--set', 'components.cni.enabled=true', '--set', 'values.global.platform=k3s', '--orchconfig', kubeconfig]);
+      expect(hostPaths(chosen.stdout)).to.deep.equal(['/var/lib/rancher/k3s/data/current/bin', '/var/lib/rancher/k3s/agent/etc/cni/net.d']);
+      await server.stop();
+      const gone = await runCli('meshctl', ['manifest', 'generate', '--cluster-specific', '--orchconfig', kubeconfig]);
+      expect(gone.code).to.not.equal(0);
+      expect(gone.stdout).to.equal('');
+    } finally {
+      await server.stop();
+    }
   });
 });
