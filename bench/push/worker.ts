@@ -1,14 +1,18 @@
 /**
- * A client worker (child process of the bench): simulates Envoy sidecars, one state-of-the-world
- * ADS stream each, over real gRPC. Per stream, like Envoy: CDS and LDS wildcard; EDS for the
- * EDS clusters of the last CDS response; RDS for the route names of the last LDS response;
- * every response ACKed with its version and nonce and the current names of its type.
+ * A client worker (child process of the bench): simulates Envoy sidecars, one ADS stream each
+ * (delta or state of the world), over real gRPC. Per stream, like Envoy: CDS and LDS wildcard;
+ * EDS for the EDS clusters it holds; RDS for the route names of the listeners it holds; every
+ * response ACKed with its nonce (and version and names, state of the world).
+ *
+ * A client reads only a response's envelope (xds.ts readEnvelope). What it must follow of a
+ * resource's content (a cluster's EDS name, a listener's route names) is read once per worker
+ * per distinct resource (ResourceTable), since thousands of clients get the same resources.
  */
 import * as grpc from '@grpc/grpc-js';
+import { Capture, CapturedResponse, writeCapture } from './capture';
 import type { ClientReport, ClientSpec, Command, ConnectCommand, Reply, Report, Status, TypeTotals } from './protocol';
 import {
-  decodeDeltaResponse, decodeResponse, edsNameOfCluster, encodeDeltaRequest, encodeNames, encodeNodeField, encodeRequest, nameOfResource, Response,
-  routeNamesOfListener, Short, SHORT_OF, SHORTS,
+  edsNameOfAny, encodeDeltaRequest, encodeNames, encodeNodeField, encodeRequest, EnvelopeResource, readEnvelope, routeNamesOfAny, Short, SHORT_OF, SHORTS,
 } from './xds';
 
 const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
@@ -44,6 +48,52 @@ function namesBytes(key: string, names: string[]): Buffer {
   return b;
 }
 
+/**
+ * Every distinct resource this worker's clients received, by type, name and version (state
+ * of the world, which has no resource versions: by type, name and size). Keeps the content
+ * clients follow, read on first sight, and with capture on the resource's bytes as they
+ * arrived (the `resources` field entry), for the transport-limit replay.
+ */
+class ResourceTable {
+  private readonly ids = new Map<string, number>();
+  readonly frames: Buffer[] = [];
+  /** CDS: the EDS name, null for a cluster without EDS; undefined until first needed. */
+  private readonly edsNames: Array<string | null | undefined> = [];
+  private readonly routeNames: Array<string[] | undefined> = [];
+
+  id(short: Short, buf: Buffer, r: EnvelopeResource, keepFrame: boolean): number {
+    const key = `${short} ${r.name} ${r.version || r.end - r.start}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.frames.length;
+      this.ids.set(key, id);
+      this.frames.push(EMPTY);
+      this.edsNames.push(undefined);
+      this.routeNames.push(undefined);
+    }
+    if (keepFrame && this.frames[id] === EMPTY) this.frames[id] = Buffer.from(buf.subarray(r.start, r.end));
+    return id;
+  }
+
+  edsName(id: number, buf: Buffer, r: EnvelopeResource): string | undefined {
+    let n = this.edsNames[id];
+    if (n === undefined) n = this.edsNames[id] = edsNameOfAny(buf, r.anyStart, r.anyEnd) ?? null;
+    return n ?? undefined;
+  }
+
+  routes(id: number, buf: Buffer, r: EnvelopeResource): string[] {
+    return (this.routeNames[id] ??= routeNamesOfAny(buf, r.anyStart, r.anyEnd));
+  }
+
+  get frameBytes(): number {
+    return this.frames.reduce((a, f) => a + f.length, 0);
+  }
+}
+
+const table = new ResourceTable();
+/** Phase index of what arrives now (0 = connect), recorded with captured responses. */
+let phase = 0;
+
 const byType: Record<Short, TypeTotals> = {
   cds: { responses: 0, bytes: 0, resources: 0 },
   eds: { responses: 0, bytes: 0, resources: 0 },
@@ -71,7 +121,16 @@ class SimClient {
   private readonly edsOfCluster = new Map<string, string>();
   private readonly routesOfListener = new Map<string, string[]>();
 
-  constructor(readonly spec: ClientSpec, private readonly channel: grpc.Client, private readonly delta: boolean) {
+  /** With capture on: every response, by reference to the resource table. */
+  readonly captured: CapturedResponse[] = [];
+
+  constructor(
+    readonly spec: ClientSpec,
+    private readonly channel: grpc.Client,
+    private readonly delta: boolean,
+    private readonly capture: boolean,
+    private readonly tag: boolean,
+  ) {
     const state = (): TypeState => ({ version: '', nonce: '', names: [], namesKey: '', namesBytes: EMPTY, subscribed: false, awaiting: new Set(), received: 0 });
     this.types = { cds: state(), eds: state(), lds: state(), rds: state() };
     this.node = encodeNodeField(`sidecar~${spec.ip}~${spec.pod}.${spec.namespace}~${spec.namespace}.svc.cluster.local`, {
@@ -85,7 +144,9 @@ class SimClient {
 
   start(): void {
     this.startedAt = now();
-    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(this.delta ? DELTA_ADS : ADS, identity, identity);
+    const metadata = new grpc.Metadata();
+    if (this.tag) metadata.set('bench-client', String(this.spec.index));
+    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(this.delta ? DELTA_ADS : ADS, identity, identity, metadata);
     this.call = call;
     call.on('data', (b: Buffer) => this.onResponse(b));
     call.on('error', (e: grpc.ServiceError) => this.fail(`${e.code} ${e.details || e.message}`));
@@ -122,8 +183,7 @@ class SimClient {
 
   private onResponse(buf: Buffer): void {
     const at = now();
-    const delta = this.delta ? decodeDeltaResponse(buf) : undefined;
-    const r: Response = delta ?? decodeResponse(buf);
+    const r = readEnvelope(buf, this.delta);
     const short = SHORT_OF[r.typeUrl];
     this.bytes += buf.length;
     this.responses += 1;
@@ -136,41 +196,41 @@ class SimClient {
     totals.responses += 1;
     totals.bytes += buf.length;
     totals.resources += r.resources.length;
+    const resources = r.resources;
+    // Ids serve the capture and the content CDS/LDS clients follow; EDS and RDS need names only.
+    const ids = this.capture || short === 'cds' || short === 'lds' ? resources.map((res) => table.id(short, buf, res, this.capture)) : [];
+    if (this.capture) this.captured.push(captureOf(buf, resources, ids));
 
     const st = this.types[short];
     st.version = r.version;
     st.nonce = r.nonce;
     st.received += 1;
-    if (st.awaiting.size > 0) for (const [s, e] of r.resources) st.awaiting.delete(nameOfResource(buf, s, e));
+    if (st.awaiting.size > 0) for (const res of resources) st.awaiting.delete(res.name);
     if (short === 'cds') {
-      if (delta) {
+      if (this.delta) {
         // Delta carries only what changed: keep every cluster's EDS name across responses.
-        for (const n of delta.removed) this.edsOfCluster.delete(n);
-        delta.resources.forEach(([s, e], i) => {
-          const eds = edsNameOfCluster(buf, s, e);
-          if (eds === undefined) this.edsOfCluster.delete(delta.names[i]);
-          else this.edsOfCluster.set(delta.names[i], eds);
+        for (const n of r.removed) this.edsOfCluster.delete(n);
+        resources.forEach((res, i) => {
+          const eds = table.edsName(ids[i], buf, res);
+          if (eds === undefined) this.edsOfCluster.delete(res.name);
+          else this.edsOfCluster.set(res.name, eds);
         });
         this.resubscribe('eds', [...this.edsOfCluster.values()]);
       } else {
         const names: string[] = [];
-        for (const [s, e] of r.resources) {
-          const n = edsNameOfCluster(buf, s, e);
+        resources.forEach((res, i) => {
+          const n = table.edsName(ids[i], buf, res);
           if (n !== undefined) names.push(n);
-        }
+        });
         this.resubscribe('eds', names);
       }
     } else if (short === 'lds') {
       const names = new Set<string>();
-      if (delta) {
-        for (const n of delta.removed) this.routesOfListener.delete(n);
-        delta.resources.forEach(([s, e], i) => {
-          const own = new Set<string>();
-          routeNamesOfListener(buf, s, e, own);
-          this.routesOfListener.set(delta.names[i], [...own]);
-        });
+      if (this.delta) {
+        for (const n of r.removed) this.routesOfListener.delete(n);
+        resources.forEach((res, i) => this.routesOfListener.set(res.name, table.routes(ids[i], buf, res)));
         for (const list of this.routesOfListener.values()) for (const n of list) names.add(n);
-      } else for (const [s, e] of r.resources) routeNamesOfListener(buf, s, e, names);
+      } else resources.forEach((res, i) => table.routes(ids[i], buf, res).forEach((n) => names.add(n)));
       this.resubscribe('rds', [...names]);
     }
     // ACK: the version and nonce received, with the type's current subscription.
@@ -235,6 +295,22 @@ class SimClient {
 
 const TYPE_BIT: Record<Short, number> = { cds: 1, eds: 2, lds: 4, rds: 8 };
 
+/**
+ * A response as head + resource entries + tail. The daemon writes the resources as one run
+ * of fields; a response where they are not contiguous is kept whole (as its head).
+ */
+function captureOf(buf: Buffer, resources: readonly EnvelopeResource[], ids: readonly number[]): CapturedResponse {
+  let contiguous = resources.length > 0;
+  for (let i = 1; i < resources.length && contiguous; i++) contiguous = resources[i].start === resources[i - 1].end;
+  if (!contiguous) return { phase, head: Buffer.from(buf), ids: new Uint32Array(0), tail: EMPTY };
+  return {
+    phase,
+    head: Buffer.from(buf.subarray(0, resources[0].start)),
+    ids: Uint32Array.from(ids),
+    tail: Buffer.from(buf.subarray(resources[resources.length - 1].end)),
+  };
+}
+
 const clients: SimClient[] = [];
 /** Types every client must receive in the current phase (bits of TYPE_BIT). */
 let expectMask = 0;
@@ -256,7 +332,7 @@ function connect(cmd: ConnectCommand): void {
         }),
       );
     }
-    clients.push(new SimClient(spec, channels[channels.length - 1], cmd.delta));
+    clients.push(new SimClient(spec, channels[channels.length - 1], cmd.delta, cmd.capture, cmd.tag));
   });
   const n = clients.length;
   clients.forEach((c, i) => {
@@ -311,9 +387,32 @@ function reply(r: Reply): void {
   process.send?.(r);
 }
 
-function stop(): void {
-  for (const c of clients) c.close();
+/** Closes every stream and connection; kept: the resource table and what was captured. */
+let closedCaptures: Array<{ index: number; responses: CapturedResponse[] }> = [];
+function close(): void {
+  for (const c of clients) {
+    c.close();
+    if (c.captured.length) closedCaptures.push({ index: c.spec.index, responses: c.captured });
+  }
   for (const ch of channels) ch.close();
+  clients.length = 0;
+  channels.length = 0;
+}
+
+function dump(file: string): Extract<Reply, { t: 'dumped' }> {
+  const capture: Capture = {
+    frames: table.frames,
+    clients: [...closedCaptures, ...clients.filter((c) => c.captured.length).map((c) => ({ index: c.spec.index, responses: c.captured }))],
+  };
+  writeCapture(file, capture);
+  const responses = capture.clients.reduce((a, c) => a + c.responses.length, 0);
+  closedCaptures = [];
+  for (const c of clients) c.captured.length = 0;
+  return { t: 'dumped', id: 0, frames: table.frames.length, frameBytes: table.frameBytes, responses };
+}
+
+function stop(): void {
+  close();
 }
 
 process.on('message', (cmd: Command) => {
@@ -321,12 +420,21 @@ process.on('message', (cmd: Command) => {
     switch (cmd.t) {
       case 'connect':
         mark([]);
+        phase = cmd.phase;
         connect(cmd);
         reply({ t: 'ok', id: cmd.id });
         break;
       case 'mark':
         mark(cmd.expect);
+        phase = cmd.phase;
         reply({ t: 'ok', id: cmd.id });
+        break;
+      case 'close':
+        close();
+        reply({ t: 'ok', id: cmd.id });
+        break;
+      case 'dump':
+        reply({ ...dump(cmd.file), id: cmd.id });
         break;
       case 'status':
         reply({ t: 'status', id: cmd.id, status: status() });
