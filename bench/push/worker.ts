@@ -55,21 +55,31 @@ function namesBytes(key: string, names: string[]): Buffer {
  * arrived (the `resources` field entry), for the transport-limit replay.
  */
 class ResourceTable {
-  private readonly ids = new Map<string, number>();
+  /** Delta: by version alone (a hash of the body, which holds the name), the common case, without building a key. */
+  private readonly byVersion = new Map<string, number>();
+  private readonly byKey = new Map<string, number>();
   readonly frames: Buffer[] = [];
+  private readonly names: string[] = [];
+  private readonly types: Short[] = [];
   /** CDS: the EDS name, null for a cluster without EDS; undefined until first needed. */
   private readonly edsNames: Array<string | null | undefined> = [];
   private readonly routeNames: Array<string[] | undefined> = [];
 
   id(short: Short, buf: Buffer, r: EnvelopeResource, keepFrame: boolean): number {
-    const key = `${short} ${r.name} ${r.version || r.end - r.start}`;
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.frames.length;
-      this.ids.set(key, id);
-      this.frames.push(EMPTY);
-      this.edsNames.push(undefined);
-      this.routeNames.push(undefined);
+    let id = r.version ? this.byVersion.get(r.version) : undefined;
+    if (id === undefined || this.names[id] !== r.name || this.types[id] !== short) {
+      const key = `${short} ${r.name} ${r.version || r.end - r.start}`;
+      id = this.byKey.get(key);
+      if (id === undefined) {
+        id = this.frames.length;
+        this.byKey.set(key, id);
+        if (r.version && !this.byVersion.has(r.version)) this.byVersion.set(r.version, id);
+        this.frames.push(EMPTY);
+        this.names.push(r.name);
+        this.types.push(short);
+        this.edsNames.push(undefined);
+        this.routeNames.push(undefined);
+      }
     }
     if (keepFrame && this.frames[id] === EMPTY) this.frames[id] = Buffer.from(buf.subarray(r.start, r.end));
     return id;
