@@ -491,7 +491,9 @@ interface Results {
 
 /** a / b as a percentage ('-' when either is missing). */
 function pct(a: number | undefined, b: number | undefined): string {
-  return a === undefined || b === undefined || !(b > 0) || Number.isNaN(a) ? '-' : `${Math.round((100 * a) / b)} %`;
+  if (a === undefined || b === undefined || !(b > 0) || Number.isNaN(a)) return '-';
+  const p = (100 * a) / b;
+  return `${p < 10 ? p.toFixed(1) : Math.round(p)} %`;
 }
 
 /**

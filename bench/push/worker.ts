@@ -24,7 +24,7 @@ const identity = (b: Buffer): Buffer => b;
 interface TypeState {
   version: string;
   nonce: string;
-  /** Subscribed names (EDS/RDS); empty for the wildcard types. */
+  /** State of the world: subscribed names (EDS/RDS); empty for the wildcard types. Delta keeps them in WantedNames. */
   names: string[];
   namesKey: string;
   namesBytes: Buffer;
@@ -61,9 +61,9 @@ class ResourceTable {
   readonly frames: Buffer[] = [];
   private readonly names: string[] = [];
   private readonly types: Short[] = [];
-  /** CDS: the EDS name, null for a cluster without EDS; undefined until first needed. */
-  private readonly edsNames: Array<string | null | undefined> = [];
-  private readonly routeNames: Array<string[] | undefined> = [];
+  /** CDS: the EDS name (none for a cluster without EDS); undefined until first needed. */
+  private readonly edsNames: Array<readonly string[] | undefined> = [];
+  private readonly routeNames: Array<readonly string[] | undefined> = [];
 
   id(short: Short, buf: Buffer, r: EnvelopeResource, keepFrame: boolean): number {
     let id = r.version ? this.byVersion.get(r.version) : undefined;
@@ -85,13 +85,17 @@ class ResourceTable {
     return id;
   }
 
-  edsName(id: number, buf: Buffer, r: EnvelopeResource): string | undefined {
-    let n = this.edsNames[id];
-    if (n === undefined) n = this.edsNames[id] = edsNameOfAny(buf, r.anyStart, r.anyEnd) ?? null;
-    return n ?? undefined;
+  /** The EDS name a cluster wants, as a list (empty: not an EDS cluster), one shared list per resource. */
+  eds(id: number, buf: Buffer, r: EnvelopeResource): readonly string[] {
+    let names = this.edsNames[id];
+    if (names === undefined) {
+      const n = edsNameOfAny(buf, r.anyStart, r.anyEnd);
+      names = this.edsNames[id] = n === undefined ? [] : [n];
+    }
+    return names;
   }
 
-  routes(id: number, buf: Buffer, r: EnvelopeResource): string[] {
+  routes(id: number, buf: Buffer, r: EnvelopeResource): readonly string[] {
     return (this.routeNames[id] ??= routeNamesOfAny(buf, r.anyStart, r.anyEnd));
   }
 
@@ -111,6 +115,46 @@ const byType: Record<Short, TypeTotals> = {
   rds: { responses: 0, bytes: 0, resources: 0 },
 };
 
+interface NameChanges {
+  added: Set<string>;
+  removed: Set<string>;
+}
+
+/**
+ * Delta: the names of a type a client is subscribed to (EDS, RDS), counted by the resources
+ * that want them (clusters, listeners), so a response changing a few resources costs a few
+ * updates instead of a rebuild of every name.
+ */
+class WantedNames {
+  private readonly byOwner = new Map<string, readonly string[]>();
+  private readonly refs = new Map<string, number>();
+
+  get size(): number {
+    return this.refs.size;
+  }
+
+  /** `owner` now wants `names` (none: it is gone); names newly wanted or no longer wanted go to `changes`. */
+  set(owner: string, names: readonly string[], changes: NameChanges): void {
+    const old = this.byOwner.get(owner);
+    if (old === names) return;
+    for (const n of names) {
+      const c = this.refs.get(n) ?? 0;
+      this.refs.set(n, c + 1);
+      if (c === 0 && !changes.removed.delete(n)) changes.added.add(n);
+    }
+    for (const n of old ?? []) {
+      const c = this.refs.get(n)! - 1;
+      if (c > 0) this.refs.set(n, c);
+      else {
+        this.refs.delete(n);
+        if (!changes.added.delete(n)) changes.removed.add(n);
+      }
+    }
+    if (names.length) this.byOwner.set(owner, names);
+    else this.byOwner.delete(owner);
+  }
+}
+
 class SimClient {
   private call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
   private readonly types: Record<Short, TypeState>;
@@ -127,9 +171,8 @@ class SimClient {
   failed = false;
   error: string | undefined;
   private closing = false;
-  /** Delta only: what each cluster and listener of the client's state names (EDS name, route names). */
-  private readonly edsOfCluster = new Map<string, string>();
-  private readonly routesOfListener = new Map<string, string[]>();
+  /** Delta only: the EDS names its clusters want, the route names its listeners want. */
+  private readonly wanted: Record<'eds' | 'rds', WantedNames> = { eds: new WantedNames(), rds: new WantedNames() };
 
   /** With capture on: every response, by reference to the resource table. */
   readonly captured: CapturedResponse[] = [];
@@ -186,9 +229,13 @@ class SimClient {
   get initialDone(): boolean {
     const t = this.types;
     if (t.cds.received === 0 || t.lds.received === 0 || this.awaiting) return false;
-    if (t.eds.names.length > 0 && t.eds.received === 0) return false;
-    if (t.rds.names.length > 0 && t.rds.received === 0) return false;
+    if (this.subscribed('eds') > 0 && t.eds.received === 0) return false;
+    if (this.subscribed('rds') > 0 && t.rds.received === 0) return false;
     return true;
+  }
+
+  private subscribed(short: 'eds' | 'rds'): number {
+    return this.delta ? this.wanted[short].size : this.types[short].names.length;
   }
 
   private onResponse(buf: Buffer): void {
@@ -216,39 +263,39 @@ class SimClient {
     st.nonce = r.nonce;
     st.received += 1;
     if (st.awaiting.size > 0) for (const res of resources) st.awaiting.delete(res.name);
-    if (short === 'cds') {
+    if (short === 'cds' || short === 'lds') {
+      // What a cluster or listener wants: the EDS name of a cluster, the route names of a listener.
+      const follows = short === 'cds' ? 'eds' : 'rds';
+      const wants = (i: number) => (short === 'cds' ? table.eds(ids[i], buf, resources[i]) : table.routes(ids[i], buf, resources[i]));
       if (this.delta) {
-        // Delta carries only what changed: keep every cluster's EDS name across responses.
-        for (const n of r.removed) this.edsOfCluster.delete(n);
-        resources.forEach((res, i) => {
-          const eds = table.edsName(ids[i], buf, res);
-          if (eds === undefined) this.edsOfCluster.delete(res.name);
-          else this.edsOfCluster.set(res.name, eds);
-        });
-        this.resubscribe('eds', [...this.edsOfCluster.values()]);
+        // Delta carries only what changed, and names what was removed.
+        const changes: NameChanges = { added: new Set(), removed: new Set() };
+        for (const n of r.removed) this.wanted[follows].set(n, [], changes);
+        for (let i = 0; i < resources.length; i++) this.wanted[follows].set(resources[i].name, wants(i), changes);
+        this.changeSubscription(follows, changes);
       } else {
-        const names: string[] = [];
-        resources.forEach((res, i) => {
-          const n = table.edsName(ids[i], buf, res);
-          if (n !== undefined) names.push(n);
-        });
-        this.resubscribe('eds', names);
+        const names = new Set<string>();
+        for (let i = 0; i < resources.length; i++) for (const n of wants(i)) names.add(n);
+        this.resubscribe(follows, [...names]);
       }
-    } else if (short === 'lds') {
-      const names = new Set<string>();
-      if (this.delta) {
-        for (const n of r.removed) this.routesOfListener.delete(n);
-        resources.forEach((res, i) => this.routesOfListener.set(res.name, table.routes(ids[i], buf, res)));
-        for (const list of this.routesOfListener.values()) for (const n of list) names.add(n);
-      } else resources.forEach((res, i) => table.routes(ids[i], buf, res).forEach((n) => names.add(n)));
-      this.resubscribe('rds', [...names]);
     }
     // ACK: the version and nonce received, with the type's current subscription.
     this.send(short, r.version, r.nonce, st.namesBytes);
     if (this.initialDoneAt === 0 && this.initialDone) this.initialDoneAt = at;
   }
 
-  /** A new name set for EDS/RDS: sent before the ACK of the CDS/LDS that caused it, as Envoy does. */
+  /** Delta: a subscription change for EDS/RDS, sent before the ACK of the CDS/LDS that caused it, as Envoy does. */
+  private changeSubscription(short: 'eds' | 'rds', changes: NameChanges): void {
+    if (changes.added.size === 0 && changes.removed.size === 0) return;
+    const st = this.types[short];
+    // What is still owed: earlier additions still wanted, plus the new ones.
+    for (const n of changes.removed) st.awaiting.delete(n);
+    for (const n of changes.added) st.awaiting.add(n);
+    this.call!.write(encodeDeltaRequest(short, '', [...changes.added], [...changes.removed]));
+    st.subscribed = true;
+  }
+
+  /** State of the world: a new name set for EDS/RDS, sent before the ACK of the CDS/LDS that caused it, as Envoy does. */
   private resubscribe(short: 'eds' | 'rds', names: string[]): void {
     const st = this.types[short];
     const key = names.join('\n');
@@ -264,12 +311,6 @@ class SimClient {
     // What is still owed: earlier additions still wanted, plus the new ones.
     const wanted = new Set(names);
     st.awaiting = new Set([...[...st.awaiting].filter((n) => wanted.has(n)), ...added]);
-    if (this.delta) {
-      const removed = [...had].filter((n) => !wanted.has(n));
-      this.call!.write(encodeDeltaRequest(short, '', added, removed));
-      st.subscribed = true;
-      return;
-    }
     // First subscription: no nonce. Later changes carry the last nonce (the server then ACKs and answers).
     this.send(short, st.subscribed ? st.version : '', st.subscribed ? st.nonce : '', st.namesBytes);
     st.subscribed = true;
