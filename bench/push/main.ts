@@ -515,6 +515,7 @@ function printSummary(res: Results, head: [string, ...string[]], row: (label: st
     rows.push(
       row('limit: convergence median / p99', lim((l) => `${ms(l.convergenceMs.median)} / ${ms(l.convergenceMs.p99)}`)),
       row('limit: server CPU', lim((l) => `${l.serverCpuSeconds.toFixed(2)} s`)),
+      row('daemon CPU / limit server CPU', (x) => (x.limit && x.limit.serverCpuSeconds > 0 ? `${(x.daemonCpuSeconds / x.limit.serverCpuSeconds).toFixed(1)} x` : '-')),
       row('speed vs limit: median', (x) => pct(x.limit?.convergenceMs.median, x.convergenceMs.median)),
       row('speed vs limit: p99', (x) => pct(x.limit?.convergenceMs.p99, x.convergenceMs.p99)),
       row('throughput vs limit (last client)', (x) => pct(x.limit?.wallMs, x.wallMs)),
