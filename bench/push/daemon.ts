@@ -129,7 +129,8 @@ export class Daemon {
       await this.exited;
       clearTimeout(timer);
     }
-    await new Promise<void>((resolve) => this.log.end(resolve));
+    // Stopped once before the transport-limit run and again by the bench's cleanup.
+    if (!this.log.writableEnded) await new Promise<void>((resolve) => this.log.end(resolve));
   }
 
   /** Synchronous last resort (process exit handlers). */

@@ -2,17 +2,19 @@
  * Push benchmark of the daemon (see bench/README.md): a generated mesh of N services, C
  * simulated Envoy sidecars over real gRPC in worker processes, and three measurements:
  * the initial connect, a push that concerns every proxy (a ServiceEntry gains a port) and an
- * endpoint-only push (a WorkloadEntry moves).
+ * endpoint-only push (a WorkloadEntry moves). Then the transport-limit run: the same bytes
+ * to the same clients from a plain gRPC server (limit.ts), so each phase has a ratio to it.
  *
- *   npm run bench:push -- --services 1000 --clients 2000 [--workers 1] [--json]
+ *   npm run bench:push -- --services 1000 --proxies 2000 [--workers 2] [--json]
  */
-import { ChildProcess, execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { clientSpecs, endpointTarget, generateMesh, hostOf, MeshLayout, serviceEntryYaml, workloadEntriesYaml, writeAtomically } from './config';
 import { BenchError, Daemon, REPO_ROOT, histogramDelta, histogramQuantile, labelValues, Metrics, procCpuSeconds, procMemory, RssSampler, StallProbe } from './daemon';
-import type { ClientReport, ClientSpec, Command, Reply, Report, Status, TypeTotals } from './protocol';
+import { LimitServer, startLimitServer, Workers } from './children';
+import type { ClientSpec, Status, TypeTotals } from './protocol';
 import { bytes, count, distribution, Distribution, ms, table } from './stats';
 import { Short, SHORTS } from './xds';
 
@@ -36,6 +38,10 @@ interface Options {
   windowBytes: number;
   /** Incremental (delta) ADS clients, as Envoy with MESH_DELTA_XDS (the default) uses. */
   delta: boolean;
+  /** Run the transport-limit comparison after the daemon's phases. */
+  limit: boolean;
+  /** The transport-limit server's bytes in flight across streams (the daemon's write budget). */
+  limitBudgetBytes: number;
   json: boolean;
   keep: boolean;
   cpuProf: boolean;
@@ -45,8 +51,8 @@ interface Options {
 const USAGE = `usage: npm run bench:push -- [options]
 
   --services N               ServiceEntries to generate (env BENCH_SERVICES; default 1000)
-  --clients N                simulated Envoy sidecars (env BENCH_CLIENTS; default 2000)
-  --workers N                client worker processes (env BENCH_WORKERS; default 1 on <= 2 CPUs, else 2)
+  --proxies N, --clients N   simulated Envoy sidecars (env BENCH_PROXIES or BENCH_CLIENTS; default 2000)
+  --workers N                client worker processes (env BENCH_WORKERS; default: the number of CPUs, at least 2, at most 8)
   --streams-per-connection N ADS streams per HTTP/2 connection (default 50)
   --rounds N                 full + endpoint push pairs to measure (default 1)
   --quiet-ms N               a phase is over once every client has what it expects and nothing arrived for this long (default 2000)
@@ -58,6 +64,8 @@ const USAGE = `usage: npm run bench:push -- [options]
   --delta                    incremental (delta) ADS clients, as Envoy uses when MESH_DELTA_XDS is on (the
                              daemon's default, so the bench's too)
   --sotw                     state-of-the-world ADS clients instead (MESH_DELTA_XDS=false proxies)
+  --no-limit                 skip the transport-limit run (the same bytes from a plain gRPC server)
+  --limit-budget BYTES       bytes in flight of the transport-limit server (default 64 MiB, the daemon's write budget)
   --json                     print the results as JSON instead of tables
   --keep                     keep the temp dir (generated config, daemon log)
   --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
@@ -69,8 +77,8 @@ function parseOptions(argv: string[]): Options {
   const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
   const o: Options = {
     services: env('BENCH_SERVICES', 1000),
-    clients: env('BENCH_CLIENTS', 2000),
-    workers: env('BENCH_WORKERS', os.cpus().length <= 2 ? 1 : 2),
+    clients: env('BENCH_PROXIES', env('BENCH_CLIENTS', 2000)),
+    workers: env('BENCH_WORKERS', Math.min(8, Math.max(2, os.cpus().length))),
     streamsPerConnection: 50,
     rounds: 1,
     quietMs: 2000,
@@ -79,6 +87,8 @@ function parseOptions(argv: string[]): Options {
     rampMs: 0,
     windowBytes: 64 * 1024 * 1024,
     delta: true,
+    limit: true,
+    limitBudgetBytes: 64 * 1024 * 1024,
     json: false,
     keep: false,
     cpuProf: false,
@@ -87,6 +97,7 @@ function parseOptions(argv: string[]): Options {
   const ints: Record<string, (v: number) => void> = {
     '--services': (v) => (o.services = v),
     '--clients': (v) => (o.clients = v),
+    '--proxies': (v) => (o.clients = v),
     '--workers': (v) => (o.workers = v),
     '--streams-per-connection': (v) => (o.streamsPerConnection = v),
     '--rounds': (v) => (o.rounds = v),
@@ -95,6 +106,7 @@ function parseOptions(argv: string[]): Options {
     '--push-timeout': (v) => (o.pushTimeoutMs = v * 1000),
     '--ramp-ms': (v) => (o.rampMs = v),
     '--window': (v) => (o.windowBytes = v),
+    '--limit-budget': (v) => (o.limitBudgetBytes = v),
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -104,6 +116,7 @@ function parseOptions(argv: string[]): Options {
     } else if (flag === '--json') o.json = true;
     else if (flag === '--delta') o.delta = true;
     else if (flag === '--sotw') o.delta = false;
+    else if (flag === '--no-limit') o.limit = false;
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
     else if (flag === '--heap-snapshot') o.heapSnapshot = o.keep = true;
@@ -114,130 +127,16 @@ function parseOptions(argv: string[]): Options {
       ints[flag](v);
     } else throw new BenchError(`unknown option ${argv[i]}\n\n${USAGE}`);
   }
-  for (const [name, v] of [['--services', o.services], ['--clients', o.clients], ['--workers', o.workers], ['--streams-per-connection', o.streamsPerConnection]] as const) {
+  for (const [name, v] of [['--services', o.services], ['--proxies', o.clients], ['--workers', o.workers], ['--streams-per-connection', o.streamsPerConnection], ['--limit-budget', o.limitBudgetBytes]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new BenchError(`${name} must be a positive integer (got ${v})`);
   }
-  if (o.clients > 60_000) throw new BenchError('--clients: at most 60000');
+  if (o.clients > 60_000) throw new BenchError('--proxies: at most 60000');
   o.workers = Math.min(o.workers, o.clients);
   return o;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Workers
-// ---------------------------------------------------------------------------------------------
-
-type Cmd = Command extends infer C ? (C extends { id: number } ? Omit<C, 'id'> : never) : never;
-
-class WorkerHandle {
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  exitError: string | undefined;
-  private stopping = false;
-
-  constructor(readonly child: ChildProcess, readonly index: number) {
-    child.on('message', (r: Reply) => {
-      const p = this.pending.get(r.id);
-      if (!p) return;
-      this.pending.delete(r.id);
-      clearTimeout(p.timer);
-      if (r.t === 'error') p.reject(new BenchError(`worker ${index}: ${r.message}`));
-      else p.resolve(r);
-    });
-    child.on('exit', (code, signal) => {
-      if (!this.stopping) this.exitError = `client worker ${index} exited (code ${code}, signal ${signal})`;
-      for (const p of this.pending.values()) {
-        clearTimeout(p.timer);
-        p.reject(new BenchError(this.exitError ?? `client worker ${index} exited`));
-      }
-      this.pending.clear();
-    });
-  }
-
-  get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  request(cmd: Cmd, timeoutMs = 120_000): Promise<Reply> {
-    if (!this.alive) return Promise.reject(new BenchError(this.exitError ?? `client worker ${this.index} is gone`));
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new BenchError(`client worker ${this.index} did not answer "${cmd.t}" within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      this.child.send({ ...cmd, id } as Command);
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (!this.alive) return;
-    const exited = new Promise((r) => this.child.once('exit', r));
-    await this.request({ t: 'stop' }, 5000).catch(() => undefined);
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
-
-class Workers {
-  constructor(readonly list: WorkerHandle[]) {}
-
-  static start(n: number): Workers {
-    const script = path.join(__dirname, 'worker.js');
-    return new Workers(
-      Array.from({ length: n }, (_, i) => new WorkerHandle(fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] }), i)),
-    );
-  }
-
-  check(): void {
-    for (const w of this.list) if (w.exitError) throw new BenchError(w.exitError);
-  }
-
-  async all(cmd: Cmd, timeoutMs?: number): Promise<Reply[]> {
-    return Promise.all(this.list.map((w) => w.request(cmd, timeoutMs)));
-  }
-
-  async status(): Promise<Status> {
-    const replies = await this.all({ t: 'status' });
-    const out: Status = { initialDone: 0, updated: 0, awaiting: 0, lastAt: 0, responses: 0, bytes: 0, failed: 0 };
-    for (const r of replies) {
-      if (r.t !== 'status') continue;
-      const s = r.status;
-      out.initialDone += s.initialDone;
-      out.updated += s.updated;
-      out.awaiting += s.awaiting;
-      out.lastAt = Math.max(out.lastAt, s.lastAt);
-      out.responses += s.responses;
-      out.bytes += s.bytes;
-      out.failed += s.failed;
-      out.firstError ??= s.firstError;
-    }
-    return out;
-  }
-
-  async report(): Promise<{ clients: ClientReport[]; byType: Record<Short, TypeTotals>; cpuSeconds: number; rssBytes: number }> {
-    const reports = (await this.all({ t: 'report' })).flatMap((r) => (r.t === 'report' ? [r.report] : [])) as Report[];
-    const byType = Object.fromEntries(SHORTS.map((s) => [s, { responses: 0, bytes: 0, resources: 0 }])) as Record<Short, TypeTotals>;
-    for (const r of reports) for (const s of SHORTS) for (const k of ['responses', 'bytes', 'resources'] as const) byType[s][k] += r.byType[s][k];
-    return {
-      clients: reports.flatMap((r) => r.clients),
-      byType,
-      cpuSeconds: reports.reduce((a, r) => a + r.cpuSeconds, 0),
-      rssBytes: reports.reduce((a, r) => a + r.rssBytes, 0),
-    };
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all(this.list.map((w) => w.stop()));
-  }
-
-  killNow(): void {
-    for (const w of this.list) if (w.alive) w.child.kill('SIGKILL');
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Phases
 // ---------------------------------------------------------------------------------------------
@@ -263,9 +162,24 @@ interface DaemonFigures {
   gcMs: Record<string, number>;
 }
 
+/** The same phase served by the transport-limit server: the same bytes to the same clients, no xDS logic. */
+export interface LimitPhaseResult {
+  clientsUpdated: number;
+  convergenceMs: Distribution;
+  firstResponseMs: Distribution;
+  bytesTotal: number;
+  /** CPU seconds of the transport-limit server in the phase (/proc/<pid>/stat, as the daemon's). */
+  serverCpuSeconds: number;
+  workerCpuSeconds: number;
+  serverRssPeakBytes: number;
+  wallMs: number;
+}
+
 export interface PhaseResult {
   name: string;
   description: string;
+  /** Types each client must receive (push phases; empty for the connect). */
+  expect: Short[];
   clients: number;
   clientsUpdated: number;
   /** Per client: from the change (file write; stream open for the connect) to its last response of the phase. */
@@ -287,6 +201,7 @@ export interface PhaseResult {
   daemonStallMs: number;
   wallMs: number;
   daemon: DaemonFigures;
+  limit?: LimitPhaseResult;
 }
 
 function daemonFigures(before: Metrics, after: Metrics): DaemonFigures {
@@ -341,22 +256,29 @@ class Bench {
   rssAfterConnectBytes = 0;
   rssPeakDuringPushesBytes = 0;
   connections = 0;
+  limit: LimitServer | undefined;
+  limitSampler: RssSampler | undefined;
 
   constructor(readonly o: Options, readonly layout: MeshLayout, readonly specs: ClientSpec[]) {}
 
-  private check(): void {
-    this.daemon!.check();
-    this.workers!.check();
+  /** The daemon, or the transport-limit server in the limit run. */
+  private server(): { name: string; pid: number; check: () => void; rss: RssSampler } {
+    const limit = this.limit;
+    if (limit) return { name: 'limit server', pid: limit.pid, check: () => limit.check(), rss: this.limitSampler! };
+    const daemon = this.daemon!;
+    return { name: 'daemon', pid: daemon.pid, check: () => daemon.check(), rss: this.sampler! };
   }
 
   /** Polls until `done(status)` holds and no client got anything for quietMs. */
   private async waitFor(what: string, t0: number, timeoutMs: number, done: (s: Status) => boolean, progress: (s: Status) => string): Promise<Status> {
+    const server = this.server();
     let lastLog = now();
     let lastBytes = 0;
-    let lastCpu = procCpuSeconds(this.daemon!.pid);
+    let lastCpu = procCpuSeconds(server.pid);
     for (;;) {
       await sleep(100);
-      this.check();
+      server.check();
+      this.workers!.check();
       const s = await this.workers!.status();
       if (s.failed > 0) throw new BenchError(`${what}: ${s.failed} client stream(s) failed; first: ${s.firstError}`);
       const t = now();
@@ -365,11 +287,11 @@ class Bench {
         throw new BenchError(`${what}: not done within ${ms(timeoutMs)} (${progress(s)}; last response ${s.lastAt ? ms(t - s.lastAt) + ' ago' : 'never'})`);
       }
       if (t - lastLog > 5000) {
-        const cpu = procCpuSeconds(this.daemon!.pid);
+        const cpu = procCpuSeconds(server.pid);
         const secs = (t - lastLog) / 1000;
         process.stderr.write(
           `  ... ${what}: ${progress(s)} after ${ms(t - t0)}; last ${secs.toFixed(0)} s: clients got ${bytes(s.bytes - lastBytes)}, ` +
-            `daemon CPU ${Math.round((100 * (cpu - lastCpu)) / secs)}%, longest /ready ${ms(this.probe!.current())}; RSS ${bytes(this.sampler!.lastBytes)}\n`,
+            `${server.name} CPU ${Math.round((100 * (cpu - lastCpu)) / secs)}%${this.limit ? '' : `, longest /ready ${ms(this.probe!.current())}`}; RSS ${bytes(server.rss.lastBytes)}\n`,
         );
         lastLog = t;
         lastBytes = s.bytes;
@@ -378,7 +300,9 @@ class Bench {
     }
   }
 
-  private async collect(name: string, description: string, t0: number, mBefore: Metrics, cpuBefore: number, final: Status, initial: boolean): Promise<PhaseResult> {
+  private async collect(
+    name: string, description: string, expect: Short[], t0: number, mBefore: Metrics, cpuBefore: number, final: Status, initial: boolean,
+  ): Promise<PhaseResult> {
     const rep = await this.workers!.report();
     const mAfter = await this.daemon!.metrics();
     const updated = rep.clients.filter((c) => c.firstAt > 0);
@@ -388,6 +312,7 @@ class Bench {
     return {
       name,
       description,
+      expect,
       clients: rep.clients.length,
       clientsUpdated: initial ? final.initialDone : final.updated,
       convergenceMs: distribution(convergence),
@@ -407,24 +332,34 @@ class Bench {
     };
   }
 
+  private connectOptions(port: number) {
+    const o = this.o;
+    return { port, streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs, windowBytes: o.windowBytes, delta: o.delta, phase: 0 };
+  }
+
+  private slices(): ClientSpec[][] {
+    const per = Math.ceil(this.specs.length / this.workers!.list.length);
+    return this.workers!.list.map((_, i) => this.specs.slice(i * per, (i + 1) * per));
+  }
+
   async connect(): Promise<void> {
     const { o, daemon } = this;
     const mBefore = await daemon!.metrics();
     const cpuBefore = procCpuSeconds(daemon!.pid);
     this.sampler!.resetPeak();
     this.probe!.reset();
-    const per = Math.ceil(this.specs.length / this.workers!.list.length);
-    const slices = this.workers!.list.map((_, i) => this.specs.slice(i * per, (i + 1) * per));
+    const slices = this.slices();
     this.connections = slices.reduce((a, s) => a + Math.ceil(s.length / o.streamsPerConnection), 0);
     const t0 = now();
     await Promise.all(
       this.workers!.list.map((w, i) =>
-        w.request({ t: 'connect', port: daemon!.grpcPort, clients: slices[i], streamsPerConnection: o.streamsPerConnection, rampMs: o.rampMs, windowBytes: o.windowBytes, delta: o.delta }),
+        w.request({ t: 'connect', ...this.connectOptions(daemon!.grpcPort), clients: slices[i], capture: o.limit, tag: false }),
       ),
     );
     const n = this.specs.length;
     const final = await this.waitFor('initial connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete, ${count(s.responses)} responses`);
-    const result = await this.collect('connect', `${n} clients connect at once${o.rampMs ? ` (over ${o.rampMs} ms)` : ''}: CDS+LDS wildcard, then EDS and RDS`, t0, mBefore, cpuBefore, final, true);
+    const description = `${n} clients connect at once${o.rampMs ? ` (over ${o.rampMs} ms)` : ''}: CDS+LDS wildcard, then EDS and RDS`;
+    const result = await this.collect('connect', description, [], t0, mBefore, cpuBefore, final, true);
     this.rssAfterConnectBytes = result.daemonRssEndBytes;
     this.phases.push(result);
   }
@@ -433,7 +368,7 @@ class Bench {
   async push(name: string, description: string, expect: Short[], change: () => void): Promise<void> {
     const { daemon, workers } = this;
     const expected = this.specs.length;
-    await workers!.all({ t: 'mark', expect });
+    await workers!.all({ t: 'mark', expect, phase: this.phases.length });
     const mBefore = await daemon!.metrics();
     const cpuBefore = procCpuSeconds(daemon!.pid);
     this.sampler!.resetPeak();
@@ -447,7 +382,7 @@ class Bench {
       (s) => s.updated >= expected && s.awaiting === 0,
       (s) => `${s.updated}/${expected} clients have ${expect.join('+')}, ${s.awaiting} await EDS/RDS, ${count(s.responses)} responses`,
     );
-    const result = await this.collect(name, description, t0, mBefore, cpuBefore, final, false);
+    const result = await this.collect(name, description, expect, t0, mBefore, cpuBefore, final, false);
     this.rssPeakDuringPushesBytes = Math.max(this.rssPeakDuringPushesBytes, result.daemonRssPeakBytes);
     if (result.clientsUpdated < expected) this.failures.push(`${name}: only ${result.clientsUpdated}/${expected} clients received the push`);
     if (result.daemon.internalErrors > 0) this.failures.push(`${name}: the daemon counted ${result.daemon.internalErrors} internal xDS errors`);
@@ -475,6 +410,67 @@ class Bench {
       );
     }
   }
+
+  /**
+   * The transport limit: the clients close their streams, the daemon stops, and a plain gRPC
+   * server (limit.ts) writes what the daemon sent in each phase to the same number of new
+   * streams from the same workers. Convergence is measured as for the daemon.
+   */
+  async limitRun(tmp: string, log: (s: string) => void): Promise<void> {
+    const { o } = this;
+    const workers = this.workers!;
+    await workers.all({ t: 'close' });
+    const files = workers.list.map((_, i) => path.join(tmp, `capture-${i}.bin`));
+    const dumped = await Promise.all(workers.list.map((w, i) => w.request({ t: 'dump', file: files[i] }, 600_000)));
+    const frames = dumped.reduce((a, d) => a + (d.t === 'dumped' ? d.frames : 0), 0);
+    const frameBytes = dumped.reduce((a, d) => a + (d.t === 'dumped' ? d.frameBytes : 0), 0);
+    log(`transport-limit run: captured ${count(frames)} distinct resources (${bytes(frameBytes)}); stopping the daemon`);
+    this.sampler?.stop();
+    this.probe?.stop();
+    await this.daemon!.stop(o.cpuProf ? 60_000 : 10_000);
+    const limit = (this.limit = startLimitServer());
+    const loaded = await limit.request({ t: 'load', files, budgetBytes: o.limitBudgetBytes }, 600_000);
+    for (const f of files) fs.rmSync(f, { force: true });
+    if (loaded.t !== 'loaded') throw new BenchError(`transport-limit server: unexpected answer ${loaded.t}`);
+    log(`transport-limit server pid ${limit.pid} on 127.0.0.1:${loaded.port}: ${count(loaded.responses)} responses of ${count(loaded.clients)} clients`);
+    const sampler = (this.limitSampler = new RssSampler(limit.pid));
+    const n = this.specs.length;
+    for (const [k, phase] of this.phases.entries()) {
+      const cpuBefore = procCpuSeconds(limit.pid);
+      sampler.resetPeak();
+      let t0: number;
+      let final: Status;
+      if (k === 0) {
+        const slices = this.slices();
+        t0 = now();
+        await Promise.all(workers.list.map((w, i) => w.request({ t: 'connect', ...this.connectOptions(loaded.port), clients: slices[i], capture: false, tag: true })));
+        final = await this.waitFor('limit: connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete`);
+      } else {
+        await workers.all({ t: 'mark', expect: phase.expect, phase: k });
+        t0 = now();
+        await limit.request({ t: 'replay', phase: k });
+        final = await this.waitFor(`limit: ${phase.name}`, t0, o.pushTimeoutMs, (s) => s.updated >= n && s.awaiting === 0, (s) => `${s.updated}/${n} clients updated`);
+      }
+      const rep = await workers.report();
+      const updated = rep.clients.filter((c) => c.firstAt > 0);
+      const lastAt = rep.clients.reduce((a, c) => Math.max(a, c.lastAt), 0);
+      phase.limit = {
+        clientsUpdated: k === 0 ? final.initialDone : final.updated,
+        convergenceMs: distribution(k === 0 ? rep.clients.map((c) => c.initialDoneAt - t0) : updated.map((c) => c.lastAt - t0)),
+        firstResponseMs: distribution(updated.map((c) => c.firstAt - t0)),
+        bytesTotal: rep.clients.reduce((a, c) => a + c.bytes, 0),
+        serverCpuSeconds: procCpuSeconds(limit.pid) - cpuBefore,
+        workerCpuSeconds: rep.cpuSeconds,
+        serverRssPeakBytes: sampler.peakBytes,
+        wallMs: lastAt - t0,
+      };
+      if (phase.limit.bytesTotal !== phase.bytesTotal) {
+        this.failures.push(`note: ${phase.name}: the transport-limit run carried ${count(phase.limit.bytesTotal)} bytes, the daemon ${count(phase.bytesTotal)}`);
+      }
+      log(`limit: ${phase.name} done, p99 ${ms(phase.limit.convergenceMs.p99)}`);
+    }
+    sampler.stop();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -493,6 +489,47 @@ interface Results {
   logFile?: string;
 }
 
+/** a / b as a percentage ('-' when either is missing). */
+function pct(a: number | undefined, b: number | undefined): string {
+  if (a === undefined || b === undefined || !(b > 0) || Number.isNaN(a)) return '-';
+  const p = (100 * a) / b;
+  return `${p < 10 ? p.toFixed(1) : Math.round(p)} %`;
+}
+
+/**
+ * The figures the issue asks for, per phase: the daemon's against the transport limit's
+ * (same bytes, same clients, a plain gRPC server). "Speed vs limit" is limit time / daemon
+ * time: 100 % means the daemon is as fast as writing its bytes can be.
+ */
+function printSummary(res: Results, head: [string, ...string[]], row: (label: string, f: (x: PhaseResult) => string) => [string, ...string[]]): void {
+  const lim = (f: (l: LimitPhaseResult) => string) => (x: PhaseResult) => (x.limit ? f(x.limit) : '-');
+  const rows: Array<[string, ...string[]]> = [
+    head,
+    row('daemon: convergence median / p99', (x) => `${ms(x.convergenceMs.median)} / ${ms(x.convergenceMs.p99)}`),
+    row('daemon: CPU', (x) => `${x.daemonCpuSeconds.toFixed(2)} s`),
+    row('daemon: CPU per proxy', (x) => ms((1000 * x.daemonCpuSeconds) / Math.max(1, x.clients))),
+    row('daemon: RSS peak', (x) => bytes(x.daemonRssPeakBytes)),
+    row('bytes sent', (x) => bytes(x.bytesTotal)),
+  ];
+  if (res.phases.some((x) => x.limit)) {
+    rows.push(
+      row('limit: convergence median / p99', lim((l) => `${ms(l.convergenceMs.median)} / ${ms(l.convergenceMs.p99)}`)),
+      row('limit: server CPU', lim((l) => `${l.serverCpuSeconds.toFixed(2)} s`)),
+      row('daemon CPU / limit server CPU', (x) => (x.limit && x.limit.serverCpuSeconds > 0 ? `${(x.daemonCpuSeconds / x.limit.serverCpuSeconds).toFixed(1)} x` : '-')),
+      row('speed vs limit: median', (x) => pct(x.limit?.convergenceMs.median, x.convergenceMs.median)),
+      row('speed vs limit: p99', (x) => pct(x.limit?.convergenceMs.p99, x.convergenceMs.p99)),
+      row('throughput vs limit (last client)', (x) => pct(x.limit?.wallMs, x.wallMs)),
+      row('client CPU: daemon run / limit run', (x) => `${x.workerCpuSeconds.toFixed(1)} s / ${x.limit ? `${x.limit.workerCpuSeconds.toFixed(1)} s` : '-'}`),
+    );
+  } else rows.push(row('client CPU (workers)', (x) => `${x.workerCpuSeconds.toFixed(1)} s`));
+  console.log(table('Summary: the daemon against the transport limit (the same bytes to the same clients from a plain gRPC server)', rows));
+  console.log('  push phases include the daemon\'s file watch (100 ms) and debounce (PILOT_DEBOUNCE_AFTER); the limit run has neither');
+  // On few cores the clients and the server share them: a limit the clients held back is optimistic for the daemon.
+  const clientBound = res.phases.filter((x) => x.limit && x.limit.workerCpuSeconds > x.limit.serverCpuSeconds && x.limit.serverCpuSeconds >= 1).map((x) => x.name);
+  if (clientBound.length) console.log(`  ${clientBound.join(', ')}: in the limit run the clients used more CPU than the server, so there the limit is partly the clients' (the ratio flatters the daemon)`);
+  console.log('');
+}
+
 function printTables(res: Results): void {
   const p = res.phases;
   const head: [string, ...string[]] = ['', ...p.map((x) => x.name)];
@@ -505,6 +542,7 @@ function printTables(res: Results): void {
   );
   for (const x of p) console.log(`  ${x.name}: ${x.description}`);
   console.log('');
+  printSummary(res, head, row);
   console.log(
     table('Convergence (per client: from the file write / stream open to its last response)', [
       head,
@@ -622,7 +660,9 @@ async function main(): Promise<number> {
     (cleaning ??= (async () => {
       bench?.sampler?.stop();
       bench?.probe?.stop();
+      bench?.limitSampler?.stop();
       await bench?.workers?.stop().catch(() => undefined);
+      await bench?.limit?.stop().catch(() => undefined);
       await bench?.daemon?.stop(o.cpuProf ? 60_000 : 10_000).catch(() => undefined);
       if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
     })());
@@ -636,6 +676,7 @@ async function main(): Promise<number> {
   process.once('exit', () => {
     // Last resort when something threw past the cleanup.
     bench?.workers?.killNow();
+    bench?.limit?.killNow();
     bench?.daemon?.killNow();
     if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -676,6 +717,7 @@ async function main(): Promise<number> {
     vmHwm = procMemory(bench.daemon.pid)?.hwmBytes ?? 0;
     const problems = bench.daemon.problems;
     if (problems.length) bench.failures.push(`the daemon logged problems:\n${problems.join('\n')}`);
+    if (o.limit) await bench.limitRun(tmp, log);
   } catch (err) {
     error = err instanceof BenchError ? err.message : ((err as Error).stack ?? String(err));
   }

@@ -21,6 +21,12 @@ export interface ConnectCommand {
   windowBytes: number;
   /** Incremental (delta) ADS streams instead of state of the world. */
   delta: boolean;
+  /** Phase index the responses from now on belong to (0 = connect). */
+  phase: number;
+  /** Keep what arrives for the transport-limit run (see capture.ts). */
+  capture: boolean;
+  /** Send the client's index as `bench-client` metadata (the transport-limit server knows its streams by it). */
+  tag: boolean;
 }
 
 /** Resets the per-phase counters; the reply carries the worker's clock at the mark. */
@@ -29,6 +35,21 @@ export interface MarkCommand {
   id: number;
   /** Types each client must receive before it counts as updated. */
   expect: Short[];
+  /** Phase index the responses from now on belong to. */
+  phase: number;
+}
+
+/** Ends every client's stream and connection; the worker stays up for the next connect. */
+export interface CloseCommand {
+  t: 'close';
+  id: number;
+}
+
+/** Writes what was captured to `file` (capture.ts) and forgets it. */
+export interface DumpCommand {
+  t: 'dump';
+  id: number;
+  file: string;
 }
 
 export interface StatusCommand {
@@ -46,7 +67,7 @@ export interface StopCommand {
   id: number;
 }
 
-export type Command = ConnectCommand | MarkCommand | StatusCommand | ReportCommand | StopCommand;
+export type Command = ConnectCommand | MarkCommand | StatusCommand | ReportCommand | CloseCommand | DumpCommand | StopCommand;
 
 export interface Status {
   /** Clients that have CDS, EDS, LDS and RDS and no subscription change outstanding. */
@@ -97,4 +118,32 @@ export type Reply =
   | { t: 'ok'; id: number }
   | { t: 'status'; id: number; status: Status }
   | { t: 'report'; id: number; report: Report }
+  | { t: 'dumped'; id: number; frames: number; frameBytes: number; responses: number }
+  | { t: 'error'; id: number; message: string };
+
+// ---------------------------------------------------------------------------------------------
+// The transport-limit server (limit.ts), a child process of the bench
+// ---------------------------------------------------------------------------------------------
+
+/** Reads the workers' captures and listens on a loopback port. */
+export interface LimitLoadCommand {
+  t: 'load';
+  id: number;
+  files: string[];
+  /** Bytes written but not yet taken by the socket, across all streams (the daemon's write budget). */
+  budgetBytes: number;
+}
+
+/** Writes every client's responses of phase `phase` (>= 1) to its stream; phase 0 is written when a stream opens. */
+export interface LimitReplayCommand {
+  t: 'replay';
+  id: number;
+  phase: number;
+}
+
+export type LimitCommand = LimitLoadCommand | LimitReplayCommand | StopCommand;
+
+export type LimitReply =
+  | { t: 'ok'; id: number }
+  | { t: 'loaded'; id: number; port: number; clients: number; responses: number }
   | { t: 'error'; id: number; message: string };

@@ -1,14 +1,18 @@
 /**
- * A client worker (child process of the bench): simulates Envoy sidecars, one state-of-the-world
- * ADS stream each, over real gRPC. Per stream, like Envoy: CDS and LDS wildcard; EDS for the
- * EDS clusters of the last CDS response; RDS for the route names of the last LDS response;
- * every response ACKed with its version and nonce and the current names of its type.
+ * A client worker (child process of the bench): simulates Envoy sidecars, one ADS stream each
+ * (delta or state of the world), over real gRPC. Per stream, like Envoy: CDS and LDS wildcard;
+ * EDS for the EDS clusters it holds; RDS for the route names of the listeners it holds; every
+ * response ACKed with its nonce (and version and names, state of the world).
+ *
+ * A client reads only a response's envelope (xds.ts readEnvelope). What it must follow of a
+ * resource's content (a cluster's EDS name, a listener's route names) is read once per worker
+ * per distinct resource (ResourceTable), since thousands of clients get the same resources.
  */
 import * as grpc from '@grpc/grpc-js';
+import { Capture, CapturedResponse, writeCapture } from './capture';
 import type { ClientReport, ClientSpec, Command, ConnectCommand, Reply, Report, Status, TypeTotals } from './protocol';
 import {
-  decodeDeltaResponse, decodeResponse, edsNameOfCluster, encodeDeltaRequest, encodeNames, encodeNodeField, encodeRequest, nameOfResource, Response,
-  routeNamesOfListener, Short, SHORT_OF, SHORTS,
+  edsNameOfAny, encodeDeltaRequest, encodeNames, encodeNodeField, encodeRequest, EnvelopeResource, readEnvelope, routeNamesOfAny, Short, SHORT_OF, SHORTS,
 } from './xds';
 
 const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
@@ -20,7 +24,7 @@ const identity = (b: Buffer): Buffer => b;
 interface TypeState {
   version: string;
   nonce: string;
-  /** Subscribed names (EDS/RDS); empty for the wildcard types. */
+  /** State of the world: subscribed names (EDS/RDS); empty for the wildcard types. Delta keeps them in WantedNames. */
   names: string[];
   namesKey: string;
   namesBytes: Buffer;
@@ -44,12 +48,112 @@ function namesBytes(key: string, names: string[]): Buffer {
   return b;
 }
 
+/**
+ * Every distinct resource this worker's clients received, by type, name and version (state
+ * of the world, which has no resource versions: by type, name and size). Keeps the content
+ * clients follow, read on first sight, and with capture on the resource's bytes as they
+ * arrived (the `resources` field entry), for the transport-limit replay.
+ */
+class ResourceTable {
+  /** Delta: by version alone (a hash of the body, which holds the name), the common case, without building a key. */
+  private readonly byVersion = new Map<string, number>();
+  private readonly byKey = new Map<string, number>();
+  readonly frames: Buffer[] = [];
+  private readonly names: string[] = [];
+  private readonly types: Short[] = [];
+  /** CDS: the EDS name (none for a cluster without EDS); undefined until first needed. */
+  private readonly edsNames: Array<readonly string[] | undefined> = [];
+  private readonly routeNames: Array<readonly string[] | undefined> = [];
+
+  id(short: Short, buf: Buffer, r: EnvelopeResource, keepFrame: boolean): number {
+    let id = r.version ? this.byVersion.get(r.version) : undefined;
+    if (id === undefined || this.names[id] !== r.name || this.types[id] !== short) {
+      const key = `${short} ${r.name} ${r.version || r.end - r.start}`;
+      id = this.byKey.get(key);
+      if (id === undefined) {
+        id = this.frames.length;
+        this.byKey.set(key, id);
+        if (r.version && !this.byVersion.has(r.version)) this.byVersion.set(r.version, id);
+        this.frames.push(EMPTY);
+        this.names.push(r.name);
+        this.types.push(short);
+        this.edsNames.push(undefined);
+        this.routeNames.push(undefined);
+      }
+    }
+    if (keepFrame && this.frames[id] === EMPTY) this.frames[id] = Buffer.from(buf.subarray(r.start, r.end));
+    return id;
+  }
+
+  /** The EDS name a cluster wants, as a list (empty: not an EDS cluster), one shared list per resource. */
+  eds(id: number, buf: Buffer, r: EnvelopeResource): readonly string[] {
+    let names = this.edsNames[id];
+    if (names === undefined) {
+      const n = edsNameOfAny(buf, r.anyStart, r.anyEnd);
+      names = this.edsNames[id] = n === undefined ? [] : [n];
+    }
+    return names;
+  }
+
+  routes(id: number, buf: Buffer, r: EnvelopeResource): readonly string[] {
+    return (this.routeNames[id] ??= routeNamesOfAny(buf, r.anyStart, r.anyEnd));
+  }
+
+  get frameBytes(): number {
+    return this.frames.reduce((a, f) => a + f.length, 0);
+  }
+}
+
+const table = new ResourceTable();
+/** Phase index of what arrives now (0 = connect), recorded with captured responses. */
+let phase = 0;
+
 const byType: Record<Short, TypeTotals> = {
   cds: { responses: 0, bytes: 0, resources: 0 },
   eds: { responses: 0, bytes: 0, resources: 0 },
   lds: { responses: 0, bytes: 0, resources: 0 },
   rds: { responses: 0, bytes: 0, resources: 0 },
 };
+
+interface NameChanges {
+  added: Set<string>;
+  removed: Set<string>;
+}
+
+/**
+ * Delta: the names of a type a client is subscribed to (EDS, RDS), counted by the resources
+ * that want them (clusters, listeners), so a response changing a few resources costs a few
+ * updates instead of a rebuild of every name.
+ */
+class WantedNames {
+  private readonly byOwner = new Map<string, readonly string[]>();
+  private readonly refs = new Map<string, number>();
+
+  get size(): number {
+    return this.refs.size;
+  }
+
+  /** `owner` now wants `names` (none: it is gone); names newly wanted or no longer wanted go to `changes`. */
+  set(owner: string, names: readonly string[], changes: NameChanges): void {
+    const old = this.byOwner.get(owner);
+    if (old === names) return;
+    for (const n of names) {
+      const c = this.refs.get(n) ?? 0;
+      this.refs.set(n, c + 1);
+      if (c === 0 && !changes.removed.delete(n)) changes.added.add(n);
+    }
+    for (const n of old ?? []) {
+      const c = this.refs.get(n)! - 1;
+      if (c > 0) this.refs.set(n, c);
+      else {
+        this.refs.delete(n);
+        if (!changes.added.delete(n)) changes.removed.add(n);
+      }
+    }
+    if (names.length) this.byOwner.set(owner, names);
+    else this.byOwner.delete(owner);
+  }
+}
 
 class SimClient {
   private call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
@@ -67,11 +171,19 @@ class SimClient {
   failed = false;
   error: string | undefined;
   private closing = false;
-  /** Delta only: what each cluster and listener of the client's state names (EDS name, route names). */
-  private readonly edsOfCluster = new Map<string, string>();
-  private readonly routesOfListener = new Map<string, string[]>();
+  /** Delta only: the EDS names its clusters want, the route names its listeners want. */
+  private readonly wanted: Record<'eds' | 'rds', WantedNames> = { eds: new WantedNames(), rds: new WantedNames() };
 
-  constructor(readonly spec: ClientSpec, private readonly channel: grpc.Client, private readonly delta: boolean) {
+  /** With capture on: every response, by reference to the resource table. */
+  readonly captured: CapturedResponse[] = [];
+
+  constructor(
+    readonly spec: ClientSpec,
+    private readonly channel: grpc.Client,
+    private readonly delta: boolean,
+    private readonly capture: boolean,
+    private readonly tag: boolean,
+  ) {
     const state = (): TypeState => ({ version: '', nonce: '', names: [], namesKey: '', namesBytes: EMPTY, subscribed: false, awaiting: new Set(), received: 0 });
     this.types = { cds: state(), eds: state(), lds: state(), rds: state() };
     this.node = encodeNodeField(`sidecar~${spec.ip}~${spec.pod}.${spec.namespace}~${spec.namespace}.svc.cluster.local`, {
@@ -85,7 +197,9 @@ class SimClient {
 
   start(): void {
     this.startedAt = now();
-    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(this.delta ? DELTA_ADS : ADS, identity, identity);
+    const metadata = new grpc.Metadata();
+    if (this.tag) metadata.set('bench-client', String(this.spec.index));
+    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(this.delta ? DELTA_ADS : ADS, identity, identity, metadata);
     this.call = call;
     call.on('data', (b: Buffer) => this.onResponse(b));
     call.on('error', (e: grpc.ServiceError) => this.fail(`${e.code} ${e.details || e.message}`));
@@ -115,15 +229,18 @@ class SimClient {
   get initialDone(): boolean {
     const t = this.types;
     if (t.cds.received === 0 || t.lds.received === 0 || this.awaiting) return false;
-    if (t.eds.names.length > 0 && t.eds.received === 0) return false;
-    if (t.rds.names.length > 0 && t.rds.received === 0) return false;
+    if (this.subscribed('eds') > 0 && t.eds.received === 0) return false;
+    if (this.subscribed('rds') > 0 && t.rds.received === 0) return false;
     return true;
+  }
+
+  private subscribed(short: 'eds' | 'rds'): number {
+    return this.delta ? this.wanted[short].size : this.types[short].names.length;
   }
 
   private onResponse(buf: Buffer): void {
     const at = now();
-    const delta = this.delta ? decodeDeltaResponse(buf) : undefined;
-    const r: Response = delta ?? decodeResponse(buf);
+    const r = readEnvelope(buf, this.delta);
     const short = SHORT_OF[r.typeUrl];
     this.bytes += buf.length;
     this.responses += 1;
@@ -136,49 +253,49 @@ class SimClient {
     totals.responses += 1;
     totals.bytes += buf.length;
     totals.resources += r.resources.length;
+    const resources = r.resources;
+    // Ids serve the capture and the content CDS/LDS clients follow; EDS and RDS need names only.
+    const ids = this.capture || short === 'cds' || short === 'lds' ? resources.map((res) => table.id(short, buf, res, this.capture)) : [];
+    if (this.capture) this.captured.push(captureOf(buf, resources, ids));
 
     const st = this.types[short];
     st.version = r.version;
     st.nonce = r.nonce;
     st.received += 1;
-    if (st.awaiting.size > 0) for (const [s, e] of r.resources) st.awaiting.delete(nameOfResource(buf, s, e));
-    if (short === 'cds') {
-      if (delta) {
-        // Delta carries only what changed: keep every cluster's EDS name across responses.
-        for (const n of delta.removed) this.edsOfCluster.delete(n);
-        delta.resources.forEach(([s, e], i) => {
-          const eds = edsNameOfCluster(buf, s, e);
-          if (eds === undefined) this.edsOfCluster.delete(delta.names[i]);
-          else this.edsOfCluster.set(delta.names[i], eds);
-        });
-        this.resubscribe('eds', [...this.edsOfCluster.values()]);
+    if (st.awaiting.size > 0) for (const res of resources) st.awaiting.delete(res.name);
+    if (short === 'cds' || short === 'lds') {
+      // What a cluster or listener wants: the EDS name of a cluster, the route names of a listener.
+      const follows = short === 'cds' ? 'eds' : 'rds';
+      const wants = (i: number) => (short === 'cds' ? table.eds(ids[i], buf, resources[i]) : table.routes(ids[i], buf, resources[i]));
+      if (this.delta) {
+        // Delta carries only what changed, and names what was removed.
+        const changes: NameChanges = { added: new Set(), removed: new Set() };
+        for (const n of r.removed) this.wanted[follows].set(n, [], changes);
+        for (let i = 0; i < resources.length; i++) this.wanted[follows].set(resources[i].name, wants(i), changes);
+        this.changeSubscription(follows, changes);
       } else {
-        const names: string[] = [];
-        for (const [s, e] of r.resources) {
-          const n = edsNameOfCluster(buf, s, e);
-          if (n !== undefined) names.push(n);
-        }
-        this.resubscribe('eds', names);
+        const names = new Set<string>();
+        for (let i = 0; i < resources.length; i++) for (const n of wants(i)) names.add(n);
+        this.resubscribe(follows, [...names]);
       }
-    } else if (short === 'lds') {
-      const names = new Set<string>();
-      if (delta) {
-        for (const n of delta.removed) this.routesOfListener.delete(n);
-        delta.resources.forEach(([s, e], i) => {
-          const own = new Set<string>();
-          routeNamesOfListener(buf, s, e, own);
-          this.routesOfListener.set(delta.names[i], [...own]);
-        });
-        for (const list of this.routesOfListener.values()) for (const n of list) names.add(n);
-      } else for (const [s, e] of r.resources) routeNamesOfListener(buf, s, e, names);
-      this.resubscribe('rds', [...names]);
     }
     // ACK: the version and nonce received, with the type's current subscription.
     this.send(short, r.version, r.nonce, st.namesBytes);
     if (this.initialDoneAt === 0 && this.initialDone) this.initialDoneAt = at;
   }
 
-  /** A new name set for EDS/RDS: sent before the ACK of the CDS/LDS that caused it, as Envoy does. */
+  /** Delta: a subscription change for EDS/RDS, sent before the ACK of the CDS/LDS that caused it, as Envoy does. */
+  private changeSubscription(short: 'eds' | 'rds', changes: NameChanges): void {
+    if (changes.added.size === 0 && changes.removed.size === 0) return;
+    const st = this.types[short];
+    // What is still owed: earlier additions still wanted, plus the new ones.
+    for (const n of changes.removed) st.awaiting.delete(n);
+    for (const n of changes.added) st.awaiting.add(n);
+    this.call!.write(encodeDeltaRequest(short, '', [...changes.added], [...changes.removed]));
+    st.subscribed = true;
+  }
+
+  /** State of the world: a new name set for EDS/RDS, sent before the ACK of the CDS/LDS that caused it, as Envoy does. */
   private resubscribe(short: 'eds' | 'rds', names: string[]): void {
     const st = this.types[short];
     const key = names.join('\n');
@@ -194,12 +311,6 @@ class SimClient {
     // What is still owed: earlier additions still wanted, plus the new ones.
     const wanted = new Set(names);
     st.awaiting = new Set([...[...st.awaiting].filter((n) => wanted.has(n)), ...added]);
-    if (this.delta) {
-      const removed = [...had].filter((n) => !wanted.has(n));
-      this.call!.write(encodeDeltaRequest(short, '', added, removed));
-      st.subscribed = true;
-      return;
-    }
     // First subscription: no nonce. Later changes carry the last nonce (the server then ACKs and answers).
     this.send(short, st.subscribed ? st.version : '', st.subscribed ? st.nonce : '', st.namesBytes);
     st.subscribed = true;
@@ -235,6 +346,22 @@ class SimClient {
 
 const TYPE_BIT: Record<Short, number> = { cds: 1, eds: 2, lds: 4, rds: 8 };
 
+/**
+ * A response as head + resource entries + tail. The daemon writes the resources as one run
+ * of fields; a response where they are not contiguous is kept whole (as its head).
+ */
+function captureOf(buf: Buffer, resources: readonly EnvelopeResource[], ids: readonly number[]): CapturedResponse {
+  let contiguous = resources.length > 0;
+  for (let i = 1; i < resources.length && contiguous; i++) contiguous = resources[i].start === resources[i - 1].end;
+  if (!contiguous) return { phase, head: Buffer.from(buf), ids: new Uint32Array(0), tail: EMPTY };
+  return {
+    phase,
+    head: Buffer.from(buf.subarray(0, resources[0].start)),
+    ids: Uint32Array.from(ids),
+    tail: Buffer.from(buf.subarray(resources[resources.length - 1].end)),
+  };
+}
+
 const clients: SimClient[] = [];
 /** Types every client must receive in the current phase (bits of TYPE_BIT). */
 let expectMask = 0;
@@ -256,7 +383,7 @@ function connect(cmd: ConnectCommand): void {
         }),
       );
     }
-    clients.push(new SimClient(spec, channels[channels.length - 1], cmd.delta));
+    clients.push(new SimClient(spec, channels[channels.length - 1], cmd.delta, cmd.capture, cmd.tag));
   });
   const n = clients.length;
   clients.forEach((c, i) => {
@@ -311,9 +438,32 @@ function reply(r: Reply): void {
   process.send?.(r);
 }
 
-function stop(): void {
-  for (const c of clients) c.close();
+/** Closes every stream and connection; kept: the resource table and what was captured. */
+let closedCaptures: Array<{ index: number; responses: CapturedResponse[] }> = [];
+function close(): void {
+  for (const c of clients) {
+    c.close();
+    if (c.captured.length) closedCaptures.push({ index: c.spec.index, responses: c.captured });
+  }
   for (const ch of channels) ch.close();
+  clients.length = 0;
+  channels.length = 0;
+}
+
+function dump(file: string): Extract<Reply, { t: 'dumped' }> {
+  const capture: Capture = {
+    frames: table.frames,
+    clients: [...closedCaptures, ...clients.filter((c) => c.captured.length).map((c) => ({ index: c.spec.index, responses: c.captured }))],
+  };
+  writeCapture(file, capture);
+  const responses = capture.clients.reduce((a, c) => a + c.responses.length, 0);
+  closedCaptures = [];
+  for (const c of clients) c.captured.length = 0;
+  return { t: 'dumped', id: 0, frames: table.frames.length, frameBytes: table.frameBytes, responses };
+}
+
+function stop(): void {
+  close();
 }
 
 process.on('message', (cmd: Command) => {
@@ -321,12 +471,21 @@ process.on('message', (cmd: Command) => {
     switch (cmd.t) {
       case 'connect':
         mark([]);
+        phase = cmd.phase;
         connect(cmd);
         reply({ t: 'ok', id: cmd.id });
         break;
       case 'mark':
         mark(cmd.expect);
+        phase = cmd.phase;
         reply({ t: 'ok', id: cmd.id });
+        break;
+      case 'close':
+        close();
+        reply({ t: 'ok', id: cmd.id });
+        break;
+      case 'dump':
+        reply({ ...dump(cmd.file), id: cmd.id });
         break;
       case 'status':
         reply({ t: 'status', id: cmd.id, status: status() });

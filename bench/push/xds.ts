@@ -1,7 +1,9 @@
 /**
  * Just enough of the xDS wire format for thousands of simulated sidecars: requests are
- * concatenated from pre-encoded pieces, responses are walked field by field and only the
- * names a client must subscribe to (EDS cluster names, RDS route names) are decoded.
+ * concatenated from pre-encoded pieces; of a response only the envelope is read (type,
+ * version, nonce, and each resource's name and version), and a resource's content (the EDS
+ * name of a cluster, the route names of a listener) only when a client has not seen that
+ * resource before (see worker.ts).
  */
 
 export const TYPE = {
@@ -137,31 +139,88 @@ class Cursor {
   }
 }
 
-export interface Response {
+/** One entry of a response's `resources`, located but not decoded. */
+export interface EnvelopeResource {
+  /** [start, end) of the whole field (tag, length and payload): the bytes a replay writes again. */
+  start: number;
+  end: number;
+  /** Delta: Resource.name. State of the world: the first field of the Any's value (every xDS type's name). */
+  name: string;
+  /** Delta: Resource.version (a hash of the body). State of the world: ''. */
   version: string;
-  typeUrl: string;
-  nonce: string;
-  /** [start, end) of each resource's Any.value in the response buffer. */
-  resources: Array<[number, number]>;
+  /** [start, end) of the google.protobuf.Any: read only when a client needs the resource's content. */
+  anyStart: number;
+  anyEnd: number;
 }
 
-/** envoy.service.discovery.v3.DiscoveryResponse: version_info = 1, resources = 2 (Any), type_url = 4, nonce = 5. */
-export function decodeResponse(buf: Buffer): Response {
+/** What a client needs of a response to ACK it and follow its subscriptions; resources are not decoded. */
+export interface Envelope {
+  typeUrl: string;
+  /** version_info (state of the world) or system_version_info (delta). */
+  version: string;
+  nonce: string;
+  resources: EnvelopeResource[];
+  /** Delta: removed_resources. */
+  removed: string[];
+}
+
+/**
+ * The envelope of a DiscoveryResponse (version_info = 1, resources = 2 (Any), type_url = 4,
+ * nonce = 5) or a DeltaDiscoveryResponse (system_version_info = 1, resources = 2 (Resource
+ * { version = 1; resource = 2 (Any); name = 3 }), type_url = 4, nonce = 5, removed_resources = 6).
+ */
+export function readEnvelope(buf: Buffer, delta: boolean): Envelope {
   const c = new Cursor(buf, 0, buf.length);
-  const out: Response = { version: '', typeUrl: '', nonce: '', resources: [] };
+  const out: Envelope = { version: '', typeUrl: '', nonce: '', resources: [], removed: [] };
   while (c.more()) {
+    const at = c.pos;
     const tag = c.varint();
     const field = tag >>> 3;
-    if (field === 1 && (tag & 7) === 2) out.version = c.string();
-    else if (field === 4 && (tag & 7) === 2) out.typeUrl = c.string();
-    else if (field === 5 && (tag & 7) === 2) out.nonce = c.string();
-    else if (field === 2 && (tag & 7) === 2) {
+    if ((tag & 7) !== 2) c.skip(tag & 7);
+    else if (field === 1) out.version = c.string();
+    else if (field === 4) out.typeUrl = c.string();
+    else if (field === 5) out.nonce = c.string();
+    else if (field === 6 && delta) out.removed.push(c.string());
+    else if (field === 2) {
       const [s, e] = c.bytes();
-      const value = anyValue(buf, s, e);
-      if (value) out.resources.push(value);
-    } else c.skip(tag & 7);
+      out.resources.push(delta ? deltaResource(buf, at, s, e) : sotwResource(buf, at, s, e));
+    } else c.skip(2);
   }
   return out;
+}
+
+function deltaResource(buf: Buffer, at: number, start: number, end: number): EnvelopeResource {
+  const r = new Cursor(buf, start, end);
+  const out: EnvelopeResource = { start: at, end, name: '', version: '', anyStart: 0, anyEnd: 0 };
+  while (r.more()) {
+    const t = r.varint();
+    if (t === ((3 << 3) | 2)) out.name = r.string();
+    else if (t === ((1 << 3) | 2)) out.version = r.string();
+    else if (t === ((2 << 3) | 2)) [out.anyStart, out.anyEnd] = r.bytes();
+    else r.skip(t & 7);
+  }
+  return out;
+}
+
+function sotwResource(buf: Buffer, at: number, start: number, end: number): EnvelopeResource {
+  const value = anyValue(buf, start, end);
+  return { start: at, end, name: value ? nameOfResource(buf, value[0], value[1]) : '', version: '', anyStart: start, anyEnd: end };
+}
+
+/**
+ * The content a client follows: a cluster's EDS name (undefined when it is not an EDS
+ * cluster) or a listener's route names. Read from the Any at [anyStart, anyEnd).
+ */
+export function edsNameOfAny(buf: Buffer, anyStart: number, anyEnd: number): string | undefined {
+  const value = anyValue(buf, anyStart, anyEnd);
+  return value ? edsNameOfCluster(buf, value[0], value[1]) : undefined;
+}
+
+export function routeNamesOfAny(buf: Buffer, anyStart: number, anyEnd: number): string[] {
+  const value = anyValue(buf, anyStart, anyEnd);
+  const names = new Set<string>();
+  if (value) routeNamesOfListener(buf, value[0], value[1], names);
+  return [...names];
 }
 
 /** google.protobuf.Any { type_url = 1; value = 2 }: the range of value. */
@@ -195,7 +254,7 @@ const EDS_DISCOVERY_TYPE = 3;
  * envoy.config.cluster.v3.Cluster { name = 1; type = 2; eds_cluster_config = 3 { service_name = 2 } }:
  * the EDS name of an EDS cluster (service_name, else the cluster name), undefined for others.
  */
-export function edsNameOfCluster(buf: Buffer, start: number, end: number): string | undefined {
+function edsNameOfCluster(buf: Buffer, start: number, end: number): string | undefined {
   const c = new Cursor(buf, start, end);
   let name = '';
   let type = 0;
@@ -222,7 +281,7 @@ export function edsNameOfCluster(buf: Buffer, start: number, end: number): strin
  * { filters = 3 }), Filter { typed_config = 4 (Any) }, and in an HttpConnectionManager
  * { rds = 3 { route_config_name = 2 } }.
  */
-export function routeNamesOfListener(buf: Buffer, start: number, end: number, into: Set<string>): void {
+function routeNamesOfListener(buf: Buffer, start: number, end: number, into: Set<string>): void {
   const c = new Cursor(buf, start, end);
   while (c.more()) {
     const tag = c.varint();
@@ -272,7 +331,7 @@ function routeNameOfFilter(buf: Buffer, start: number, end: number): string | un
 }
 
 /** Field 1 of a resource (ClusterLoadAssignment.cluster_name, RouteConfiguration.name, Cluster/Listener.name). */
-export function nameOfResource(buf: Buffer, start: number, end: number): string {
+function nameOfResource(buf: Buffer, start: number, end: number): string {
   const c = new Cursor(buf, start, end);
   while (c.more()) {
     const tag = c.varint();
@@ -306,48 +365,4 @@ export function encodeDeltaRequest(short: Short, nonce: string, subscribe: reado
   for (const n of unsubscribe) parts.push(strField(4, n));
   if (nonce) parts.push(strField(6, nonce));
   return Buffer.concat(parts);
-}
-
-export interface DeltaResponse extends Response {
-  /** Names of the resources, in the order of `resources`. */
-  names: string[];
-  removed: string[];
-}
-
-/**
- * envoy.service.discovery.v3.DeltaDiscoveryResponse: system_version_info = 1,
- * resources = 2 (Resource { version = 1; resource = 2 (Any); name = 3 }), type_url = 4,
- * nonce = 5, removed_resources = 6.
- */
-export function decodeDeltaResponse(buf: Buffer): DeltaResponse {
-  const c = new Cursor(buf, 0, buf.length);
-  const out: DeltaResponse = { version: '', typeUrl: '', nonce: '', resources: [], names: [], removed: [] };
-  while (c.more()) {
-    const tag = c.varint();
-    const field = tag >>> 3;
-    if ((tag & 7) !== 2) c.skip(tag & 7);
-    else if (field === 1) out.version = c.string();
-    else if (field === 4) out.typeUrl = c.string();
-    else if (field === 5) out.nonce = c.string();
-    else if (field === 6) out.removed.push(c.string());
-    else if (field === 2) {
-      const [s, e] = c.bytes();
-      const r = new Cursor(buf, s, e);
-      let name = '';
-      let value: [number, number] | undefined;
-      while (r.more()) {
-        const t = r.varint();
-        if (t === ((3 << 3) | 2)) name = r.string();
-        else if (t === ((2 << 3) | 2)) {
-          const [as, ae] = r.bytes();
-          value = anyValue(buf, as, ae);
-        } else r.skip(t & 7);
-      }
-      if (value) {
-        out.resources.push(value);
-        out.names.push(name);
-      }
-    } else c.skip(2);
-  }
-  return out;
 }
