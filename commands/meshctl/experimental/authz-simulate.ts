@@ -12,6 +12,7 @@ import { readMeshState } from '../../../src/modules/diagnose/describe/mesh-state
 import { getObject } from '../../../src/modules/diagnose/orch-reads';
 import { MESH_CONFIG_MAP } from '../../../src/modules/discovery/mesh-configmap';
 import { CONFIG_MAPS } from '../../../src/modules/orch';
+import { MeshConfig } from '../../../src/modules/mesh-config';
 import { MeshctlOrchFlags, OrchAccess } from '../../../src/modules/orch-access';
 import { Settings, SettingsToken } from '../../../src/modules/settings';
 import { withOrchAccess } from '../orch-access-scope';
@@ -85,7 +86,8 @@ export class ExperimentalAuthzSimulate extends MeshCommand {
     const where = (i: number) => (entries ? `${flags.requests}[${i}]` : 'request');
     const files = (flags.filename ?? []).filter((f) => f !== '');
     const fileResources = files.length ? await readConfigFiles(files, this.kinds, this.limits()) : [];
-    const simulator = this.scope.resolve(AuthzSimulator);
+    // A mesh config of this command's own: the cluster's is set on it quietly (no "changed" log line).
+    const simulator = this.scope.resolve(AuthzSimulator, [[MeshConfig, new MeshConfig()]]);
     const simulate = async (config: ConfigSnapshot, workloads: Workloads) => {
       const claimIssuers = new Set(requests.filter((r) => r.claims).map((r) => r.issuer ?? String(r.claims!.iss)));
       const signer = claimIssuers.size ? await ClaimsSigner.create() : undefined;
