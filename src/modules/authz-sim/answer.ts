@@ -113,7 +113,9 @@ export function answerOf(result: ProbeResult, token: { given: boolean; verified:
     if (report.type === 'rbac') {
       const r = report as RbacReport;
       if (r.enforced) rules.push(engine(r.filter, r.enforced));
-      if (r.shadow && r.shadow.policies.length > 0) dryRun.push(engine(r.filter, r.shadow));
+      // CUSTOM rules are shadow rules that pick the requests the external authorizer checks: enforced, not dry-run.
+      if (r.shadow && r.shadow.policies.some((p) => p.name.startsWith(EXT_AUTHZ_PREFIX))) rules.push(engine(r.filter, r.shadow));
+      else if (r.shadow && r.shadow.policies.length > 0) dryRun.push(engine(r.filter, r.shadow));
     }
   }
   const base = { authentication: auth, rules, dryRun, listener: result.listener, chain: result.chain };
@@ -139,6 +141,13 @@ export function answerOf(result: ProbeResult, token: { given: boolean; verified:
       if (verdict.status === 403) {
         const denying = rules.find((e) => !e.allowed);
         return { ...base, status: 403, decision: 'denied', by: verdict.by, reason: denial(denying), matched: decisive(denying) };
+      }
+      const custom = rules.find((e) => e.action === 'CUSTOM' && e.matched && e.rules.some((r) => r.policyId.startsWith(EXT_AUTHZ_PREFIX)));
+      if (custom && verdict.by.includes('ext_authz')) {
+        return {
+          ...base, status: verdict.status, decision: 'error', by: verdict.by, matched: { rule: custom.matched!, action: 'CUSTOM' },
+          reason: `CUSTOM rule ${custom.matched} matched: the extension provider's authorizer decides, and the simulator does not call it`,
+        };
       }
       return { ...base, status: verdict.status, decision: 'error', by: verdict.by, reason: `answered ${verdict.status} by ${verdict.by}${verdict.body ? `: ${verdict.body}` : ''}` };
     }

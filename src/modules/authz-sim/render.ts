@@ -15,13 +15,13 @@ export function meetsExpectation(s: Simulation): boolean | undefined {
   return true;
 }
 
-/** The status the client sees; a closed or refused connection counts as 403 (it is not let through). */
+/** The status the client sees; a TCP connection let through counts as 200, a closed or refused one as 403. */
 export function statusNumber(a: Answer): number {
-  return a.status ?? 403;
+  return a.status ?? (a.decision === 'allowed' ? 200 : 403);
 }
 
 function statusText(a: Answer): string {
-  return a.status !== undefined ? String(a.status) : 'closed';
+  return a.status !== undefined ? String(a.status) : a.decision === 'allowed' ? 'tcp' : 'closed';
 }
 
 export function requestLine(s: Simulation): string {

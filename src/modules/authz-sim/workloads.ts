@@ -63,7 +63,7 @@ export class FileWorkloads implements Workloads {
   }
 
   async source(from: string, namespace: string, where: string): Promise<Workload> {
-    return this.named(from, namespace, where);
+    return this.named(from, namespace || this.defaultNamespace, where);
   }
 
   async platform(): Promise<undefined> {
@@ -111,7 +111,7 @@ export class ClusterWorkloads implements Workloads {
   }
 
   async source(from: string, namespace: string): Promise<Workload> {
-    return this.named(from, namespace);
+    return this.named(from, namespace || this.defaultNamespace);
   }
 
   async platform(workload: Workload): Promise<PlatformRegistrySnapshot> {

@@ -151,6 +151,15 @@ describe('meshctl x authz simulate: flags, sources, output and exit codes', func
     expect(yaml.stdout).to.match(/name: unknown-key[\s\S]*?status: JwksKidAlgMismatch/);
   });
 
+  it("runs the README's worked example: the sample policies pass their requests file (exit 0)", async () => {
+    const r = await runCli('meshctl', [
+      'x', 'authz', 'sim', '-f', 'samples/authz-simulate', '--to', 'httpbin-v1.foo', '--jwks', 'samples/authz-simulate-tests/jwks.json', '--requests', 'samples/authz-simulate-tests/requests.yaml',
+    ]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.contain('4  admin-path-denied     GET /admin/users    403 deny-admin.foo rule 0  403  deny-admin.foo rule 0 (DENY)  ok');
+    expect(r.stdout.trim().split('\n').pop()).to.equal('5 requests, 5 with expectations, 0 failed');
+  });
+
   it('refuses misuse with exit 2 and one line naming the flag, file or field', async () => {
     const aliases = file('aliases.yaml', '- &a { path: /x }\n- *a\n');
     const unknownField = file('unknown.yaml', '- { to: httpbin-v1.foo, pathh: /x }\n');
