@@ -57,6 +57,8 @@ export interface Answer {
   chain?: string;
 }
 
+const MTLS_ONLY = 'the port takes mutual TLS only (PeerAuthentication STRICT): give --principal, --source-namespace or --from';
+
 const RULE_NAME = /^(?:mesh-ext-authz-.+?-)?ns\[(.*?)\]-policy\[(.*?)\]-rule\[(\d+)\](?:-deny-due-to-bad-CUSTOM-action)?$/;
 
 /** `ns[foo]-policy[deny-admin]-rule[0]` → `deny-admin.foo rule 0`; other names as they are. */
@@ -103,7 +105,7 @@ function authentication(report: JwtAuthnReport, verified: boolean): Authenticati
 }
 
 /** The answer from the probe's result; `token.verified` false when the token was signed by the simulator. */
-export function answerOf(result: ProbeResult, token: { given: boolean; verified: boolean }): Answer {
+export function answerOf(result: ProbeResult, token: { given: boolean; verified: boolean }, plainText: boolean): Answer {
   const rules: EngineResult[] = [];
   const dryRun: EngineResult[] = [];
   let auth: Authentication | undefined;
@@ -122,8 +124,12 @@ export function answerOf(result: ProbeResult, token: { given: boolean; verified:
   const verdict = result.verdict;
   switch (verdict.kind) {
     case 'no-listener':
+      return { ...base, decision: 'refused', reason: 'no inbound listener of the workload takes this port' };
     case 'no-chain':
-      return { ...base, decision: 'refused', reason: verdict.kind === 'no-listener' ? 'no inbound listener of the workload takes this port' : 'no filter chain of the listener takes this connection' };
+      return {
+        ...base, decision: 'refused', by: 'filter chain selection',
+        reason: plainText ? `connection refused: ${MTLS_ONLY}` : 'connection refused: no filter chain of the listener takes this connection',
+      };
     case 'handshake':
       return { ...base, decision: 'refused', by: 'TLS handshake', reason: `connection refused: ${verdict.why} (mutual TLS: give --principal, --source-namespace or --from)` };
     case 'closed': {

@@ -152,7 +152,7 @@ export class AuthzSimulator {
       },
       { method: request.method, target: request.path, headers },
     );
-    return { request, destination: workload.ref, port, source, answer: answerOf(result, { given: headers.authorization !== undefined, verified }) };
+    return { request, destination: workload.ref, port, source, answer: answerOf(result, { given: headers.authorization !== undefined, verified }, !source.principal) };
   }
 
   /** The peer identity (a mutual TLS client certificate's SPIFFE ID) and address of the request. */
