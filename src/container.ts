@@ -3,6 +3,7 @@ import { Container, interfaces } from 'inversify';
 import type { Command, Config } from '@oclif/core';
 import { agentModule } from './modules/agent/module';
 import { analyzeModule } from './modules/analyze';
+import { authzSimModule } from './modules/authz-sim';
 import { cliModule } from './modules/cli/module';
 import { cniModule } from './modules/cni/module';
 import { iptablesModule } from './modules/iptables/module';
@@ -102,6 +103,7 @@ export function createContainer(options: ContainerOptions): MeshContainer {
     revisionTagsModule(),
     waypointModule(),
     analyzeModule(),
+    authzSimModule(),
     pluginsModule(plugins),
     cliModule(),
     cniModule(),

@@ -7,6 +7,8 @@ import { withOrchAccess } from '../orch-access-scope';
 const PROXY_ADMIN_PORT = 15000;
 import { TARGET_USAGE, targetArgs } from '../target-arg';
 
+export { ExperimentalAuthzSimulate } from './authz-simulate';
+
 @command({
   program: 'meshctl',
   path: 'experimental authz',

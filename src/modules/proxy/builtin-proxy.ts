@@ -9,12 +9,13 @@ import { TypeUrl } from '../envoy/type-urls';
 import { ContributionProvider } from '../plugins/contribution-provider';
 import { ProxyHttpFilterFactory, ProxyNetworkFilterFactory, ProxyTransportSocketFactory } from './contributions';
 import { TransportSockets } from './tls/transport-sockets';
-import { AdsNode, ResourceMap, XdsClient, XdsProtocol } from './xds/xds-client';
+import { AdsNode, Decoded, ResourceMap, XdsClient, XdsProtocol } from './xds/xds-client';
 import { FilterContext } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';
 import { Router } from './http/router';
 import { RouteTable } from './http/routing';
 import { ListenerManager } from './listeners/listener-manager';
+import { ListenerProbe } from './listeners/listener-probe';
 import { ClusterManager } from './upstream/cluster-manager';
 import { ClusterManagerHttpClient } from './upstream/cluster-http-client';
 import { SdsClient, SecretStore } from './tls/secrets';
@@ -118,6 +119,25 @@ export class BuiltInProxy {
     this.running = { options, listeners, ads, sds };
     sds?.start();
     ads.start();
+  }
+
+  /**
+   * The given listeners built with this proxy's filters (its core's and the enabled plugins'),
+   * for requests evaluated in-process and never bound or forwarded (`meshctl x authz simulate`).
+   * Remote key sets are fetched as the proxy would; close the probe to stop them.
+   */
+  probe(listeners: readonly Decoded[], options: { now?: () => number } = {}): ListenerProbe {
+    const context: FilterContext = { now: options.now ?? Date.now, log: () => undefined, clusters: this.clusterClient };
+    return new ListenerProbe(listeners, {
+      registry: this.registry,
+      context,
+      routes: { get: (name) => this.routes.get(name) },
+      router: this.router,
+      clusters: this.clusters,
+      transports: this.transports,
+      pathFlags: { stripFragmentFromPath: true },
+      log: () => undefined,
+    });
   }
 
   /** Ready: first clusters and listeners applied, and every route table they name received. */

@@ -4,3 +4,6 @@ export { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './contributio
 export { acceptOnlyHttpFilter, acceptOnlyNetworkFilter } from './filters/accept-only';
 export * from './http/filter-api';
 export { proxyModule } from './module';
+export { ListenerProbe, ProbeRequest, ProbeResult, ProbeVerdict } from './listeners/listener-probe';
+export type { IncomingRequest, Admission } from './http/connection-manager';
+export * from './filters';

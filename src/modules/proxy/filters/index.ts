@@ -7,8 +7,9 @@ import { jwtAuthnFilterFactory } from './jwt/filter';
 import { rbacHttpFilterFactory } from './rbac/http-filter';
 import { rbacNetworkFilterFactory } from './rbac/network-filter';
 
-export { jwtAuthnFilterFactory, JwtAuthnFilter, JWT_AUTHN_TYPE_URL, JWT_AUTHN_METADATA } from './jwt/filter';
-export { rbacHttpFilterFactory, RbacHttpFilter, HTTP_RBAC_TYPE_URL, HTTP_RBAC_METADATA, RBAC_DENIED_BODY } from './rbac/http-filter';
+export { jwtAuthnFilterFactory, JwtAuthnFilter, JwtAuthnReport, JWT_AUTHN_TYPE_URL, JWT_AUTHN_METADATA } from './jwt/filter';
+export { rbacHttpFilterFactory, RbacHttpFilter, RbacReport, HTTP_RBAC_TYPE_URL, HTTP_RBAC_METADATA, RBAC_DENIED_BODY } from './rbac/http-filter';
+export type { RbacEvaluation, RbacPolicyResult, RbacAction } from './rbac/engine';
 export { rbacNetworkFilterFactory, RbacNetworkFilter, NETWORK_RBAC_TYPE_URL } from './rbac/network-filter';
 export { FilterConfigError } from './shared/config';
 export { Status as JwtVerificationStatus, type JwtStatus } from './jwt/status';

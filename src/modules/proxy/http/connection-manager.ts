@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Decoded } from '../xds/xds-client';
-import { ConnectionInfo, FilterContext, HttpFilter, passRequest, ProxyHttpRequest } from './filter-api';
+import { ConnectionInfo, FilterContext, FilterReport, HttpFilter, passRequest, ProxyHttpRequest } from './filter-api';
 import { FilterRegistry } from './filter-registry';
 import { sendLocalReply } from './local-reply';
 import { normalizeRequestPath, PathNormalization, pathNormalizationOf, PathRuntimeFlags } from './path-normalization';
@@ -77,36 +77,13 @@ export class HttpConnectionManager {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const info = (req.socket as TaggedSocket)[CONNECTION_INFO]!;
     if (this.closing) res.shouldKeepAlive = false;
-    const target = parseRequestTarget(req.url ?? '/');
-    if (!target.path.startsWith('/')) {
-      sendLocalReply(res, 404, '');
+    const admission = await this.admit({ method: req.method ?? 'GET', target: req.url ?? '/', headers: joinedHeaders(req) }, info);
+    if (admission.kind === 'reply') {
+      sendLocalReply(res, admission.status, admission.body, admission.headers);
       req.resume();
       return;
     }
-    const path = normalizeRequestPath(target.path, this.pathNormalization);
-    if (path.kind !== 'forward') {
-      if (path.kind === 'redirect') sendLocalReply(res, 307, '', { location: path.path });
-      else sendLocalReply(res, 400, '');
-      req.resume();
-      return;
-    }
-    const request = toProxyRequest(req, info, path.path, target.authority);
-    this.log?.debug(() => `request from ${info.remoteAddress}:${info.remotePort} on ${info.localAddress}:${info.localPort}: ${request.method} ${request.headers[':authority']}${request.path}`);
-    try {
-      for (const filter of this.requestFilters) {
-        const outcome = await filter.onRequest(request);
-        if (outcome.kind === 'respond') {
-          this.log?.debug(() => `${filter.name} answered ${request.method} ${request.path} locally: ${outcome.status}`);
-          sendLocalReply(res, outcome.status, outcome.body, outcome.headers);
-          req.resume();
-          return;
-        }
-      }
-    } catch (e) {
-      sendLocalReply(res, 500, `filter error: ${e instanceof Error ? e.message : String(e)}`);
-      req.resume();
-      return;
-    }
+    const request = admission.request;
     const table = this.routeConfigName !== undefined ? this.routes.get(this.routeConfigName) : this.inlineRoutes;
     const selected = table?.select(request);
     if (!selected) {
@@ -117,18 +94,76 @@ export class HttpConnectionManager {
     }
     this.router.forward(selected.route, selected.virtualHost, request, req, res, this.responseFilters);
   }
+
+  /**
+   * Everything before routing: the request target checked and its path normalized, then the
+   * HTTP filters in order, any of which may answer locally. The proxy serves every request
+   * through here; `meshctl x authz simulate` calls it in-process with a traced request, so both
+   * take the same decision.
+   */
+  async admit(incoming: IncomingRequest, info: ConnectionInfo): Promise<Admission> {
+    const target = parseRequestTarget(incoming.target);
+    if (!target.path.startsWith('/')) return { kind: 'reply', status: 404, body: '', by: 'request target' };
+    const path = normalizeRequestPath(target.path, this.pathNormalization);
+    if (path.kind === 'redirect') return { kind: 'reply', status: 307, body: '', headers: { location: path.path }, by: 'path normalization' };
+    if (path.kind !== 'forward') return { kind: 'reply', status: 400, body: '', by: 'path normalization' };
+    const request = toProxyRequest(incoming, info, path.path, target.authority);
+    this.log?.debug(() => `request from ${info.remoteAddress}:${info.remotePort} on ${info.localAddress}:${info.localPort}: ${request.method} ${request.headers[':authority']}${request.path}`);
+    try {
+      for (const filter of this.requestFilters) {
+        const outcome = await filter.onRequest(request);
+        if (outcome.kind === 'respond') {
+          this.log?.debug(() => `${filter.name} answered ${request.method} ${request.path} locally: ${outcome.status}`);
+          return { kind: 'reply', status: outcome.status, body: outcome.body, headers: outcome.headers, by: filter.name, request };
+        }
+      }
+    } catch (e) {
+      return { kind: 'reply', status: 500, body: `filter error: ${e instanceof Error ? e.message : String(e)}`, by: 'filter error', request };
+    }
+    return { kind: 'route', request };
+  }
+}
+
+/** A request as it arrived: method, request target (`req.url`), lower-case headers with repeats joined by `,`. */
+export interface IncomingRequest {
+  method: string;
+  target: string;
+  headers: Record<string, string>;
+  /** Given for an explained evaluation: the filters' reports are added to it (ProxyHttpRequest.trace). */
+  trace?: FilterReport[];
+}
+
+/** What the connection manager does with a request before routing it. */
+export type Admission =
+  | {
+      kind: 'reply';
+      status: number;
+      body: string;
+      headers?: Record<string, string | string[]>;
+      /** The filter that answered, or the step before the filters (`path normalization`...). */
+      by: string;
+      /** The request as the filters saw it, when it reached them. */
+      request?: ProxyHttpRequest;
+    }
+  | { kind: 'route'; request: ProxyHttpRequest };
+
+function joinedHeaders(req: http.IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  return headers;
 }
 
 /** The request filters see; `path` is the normalized one, `authority` that of an absolute-form target. */
-function toProxyRequest(req: http.IncomingMessage, connection: ConnectionInfo, path: string, authority?: string): ProxyHttpRequest {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const method = (req.method ?? 'GET').toUpperCase();
+function toProxyRequest(incoming: IncomingRequest, connection: ConnectionInfo, path: string, authority?: string): ProxyHttpRequest {
+  const headers: Record<string, string> = { ...incoming.headers };
+  const method = incoming.method.toUpperCase();
   if (authority !== undefined) headers.host = authority;
   headers[':method'] = method;
   headers[':path'] = path;
   headers[':authority'] = headers.host ?? '';
   headers[':scheme'] = 'http';
   headers['x-request-id'] ??= randomUUID();
-  return { method, path, headers, connection, metadata: {} };
+  const request: ProxyHttpRequest = { method, path, headers, connection, metadata: {} };
+  if (incoming.trace) request.trace = incoming.trace;
+  return request;
 }

@@ -42,6 +42,17 @@ export interface ProxyHttpRequest {
    * `payload_in_metadata` key), which RBAC's metadata matchers then read. Plain JSON values.
    */
   metadata: Record<string, Record<string, unknown>>;
+  /**
+   * Set only when the request is evaluated to be explained (`meshctl x authz simulate`): the
+   * filters that decide access add what they decided and why. Absent when serving traffic.
+   */
+  trace?: FilterReport[];
+}
+
+/** One filter's account of its decision on a traced request; `type` tells the shape (rbac.ts, jwt filter.ts). */
+export interface FilterReport {
+  readonly filter: string;
+  readonly type: string;
 }
 
 export type FilterOutcome =
@@ -85,8 +96,11 @@ export interface HttpFilter {
 /** One network filter instance; sees each new connection before the terminal filter (tcp_proxy / HCM). */
 export interface NetworkFilter {
   readonly name: string;
-  /** `close`: the connection is closed at once, as Envoy's network RBAC does on deny. */
-  onConnection(connection: ConnectionInfo): 'continue' | 'close';
+  /**
+   * `close`: the connection is closed at once, as Envoy's network RBAC does on deny. With
+   * `trace` (an explained evaluation), filters that decide access add their report to it.
+   */
+  onConnection(connection: ConnectionInfo, trace?: FilterReport[]): 'continue' | 'close';
   close?(): void;
 }
 
@@ -95,6 +109,8 @@ export interface FilterContext {
   /** Clock in milliseconds since the epoch (tests move it to check `exp`/`nbf`). */
   now(): number;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
+  /** Whether `log('debug', ...)` is written, so costly detail is only worked out then; absent = not written. */
+  debugEnabled?(): boolean;
   /**
    * The proxy's named loggers (Envoy's), for its own parts; the registry gives each filter a
    * context whose `log` is its logger (jwt, rbac...). Absent in bare contexts (tests).

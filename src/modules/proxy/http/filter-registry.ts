@@ -68,5 +68,6 @@ export class FilterRegistry {
 /** The context a filter gets: its `log` is the proxy logger of its kind (jwt, rbac...), by type URL. */
 function filterContext(context: FilterContext, typeUrl: string): FilterContext {
   if (!context.loggers) return context;
-  return { ...context, log: context.loggers.get(loggerForFilter(typeUrl)).asLog() };
+  const logger = context.loggers.get(loggerForFilter(typeUrl));
+  return { ...context, log: logger.asLog(), debugEnabled: () => logger.enabled('debug') };
 }

@@ -5,7 +5,10 @@
 import type { Socket } from 'node:net';
 import { ConnectionInfo, FilterContext, NetworkFilter } from '../http/filter-api';
 import { FilterRegistry, HCM_TYPE, TCP_PROXY_TYPE } from '../http/filter-registry';
-import { HttpConnectionManager, RouteTables } from '../http/connection-manager';
+import { Admission, HttpConnectionManager, IncomingRequest, RouteTables } from '../http/connection-manager';
+
+/** What a chain does with a connection and its request: closed by a network filter, passed on as TCP, or the connection manager's admission. */
+export type ChainVerdict = { kind: 'closed'; by: string } | { kind: 'tcp' } | Admission;
 import { PathRuntimeFlags } from '../http/path-normalization';
 import { Router } from '../http/router';
 import { TcpProxy } from '../tcp/tcp-proxy';
@@ -83,6 +86,24 @@ export class FilterChain {
         socket.destroy();
       },
     );
+  }
+
+  /**
+   * A request evaluated in-process on this chain, without a socket: the network filters on the
+   * connection (as `serve` runs them), then the connection manager's `admit` up to routing. A
+   * TCP chain passes the connection on (`tcp`). `meshctl x authz simulate` asks this.
+   */
+  async evaluate(info: ConnectionInfo, incoming: IncomingRequest): Promise<ChainVerdict> {
+    for (const f of this.networkFilters) {
+      if (f.onConnection(info, incoming.trace) === 'close') return { kind: 'closed', by: f.name };
+    }
+    if (this.terminal instanceof HttpConnectionManager) return this.terminal.admit(incoming, info);
+    return { kind: 'tcp' };
+  }
+
+  /** Whether the chain terminates TLS (its peers present certificates). */
+  get terminatesTls(): boolean {
+    return this.tls !== undefined;
   }
 
   /** Network filters (which may read the peer identity), then the terminal filter. */

@@ -11,7 +11,7 @@ import { ChainDependencies, FilterChain, selectChain } from './filter-chain';
 
 const INSPECT_TIMEOUT_MS = 1000;
 
-interface Chains {
+export interface Chains {
   chains: FilterChain[];
   fallback?: FilterChain;
   /** Some chain matches on, or terminates, TLS: peek at the first byte before choosing. */
@@ -67,7 +67,7 @@ class BoundListener {
   }
 
   private dispatch(socket: net.Socket, info: ConnectionInfo, first?: Buffer): void {
-    const chain = selectChain(this.chains.chains, info) ?? this.chains.fallback;
+    const chain = chainFor(this.chains, info);
     if (!chain) socket.destroy();
     else chain.accept(socket, info, first);
   }
@@ -91,7 +91,7 @@ export class ListenerManager {
         const key = `${address}:${port}`;
         if (byAddress.has(key)) throw new Error(`listeners ${byAddress.get(key)} and ${name} both bind ${key}`);
         byAddress.set(key, name);
-        built.set(name, { config, address, port, chains: this.buildChains(name, config) });
+        built.set(name, { config, address, port, chains: buildChains(name, config, this.deps) });
       }
     } catch (e) {
       for (const b of built.values()) closeChains(b.chains);
@@ -163,22 +163,28 @@ export class ListenerManager {
     }
     this.listeners.clear();
   }
+}
 
-  private buildChains(name: string, config: Decoded): Chains {
-    const chains: FilterChain[] = [];
-    try {
-      for (const c of (config.filter_chains ?? []) as Decoded[]) chains.push(new FilterChain(c, this.deps));
-      const fallback = config.default_filter_chain ? new FilterChain(config.default_filter_chain, this.deps) : undefined;
-      if (chains.length === 0 && !fallback) throw new Error('it has no filter chains');
-      return { chains, fallback, inspectsTransport: [...chains, ...(fallback ? [fallback] : [])].some((c) => c.inspectsTransport) };
-    } catch (e) {
-      closeChains({ chains });
-      throw new Error(`listener ${name}: ${e instanceof Error ? e.message : String(e)}`);
-    }
+/** A listener's chains, all built (or none: the error names the listener). */
+export function buildChains(name: string, config: Decoded, deps: ChainDependencies): Chains {
+  const chains: FilterChain[] = [];
+  try {
+    for (const c of (config.filter_chains ?? []) as Decoded[]) chains.push(new FilterChain(c, deps));
+    const fallback = config.default_filter_chain ? new FilterChain(config.default_filter_chain, deps) : undefined;
+    if (chains.length === 0 && !fallback) throw new Error('it has no filter chains');
+    return { chains, fallback, inspectsTransport: [...chains, ...(fallback ? [fallback] : [])].some((c) => c.inspectsTransport) };
+  } catch (e) {
+    closeChains({ chains });
+    throw new Error(`listener ${name}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
-function closeChains(c: Chains): void {
+/** The chain a connection is handed to: Envoy's selection, else the default chain. */
+export function chainFor(c: Chains, info: ConnectionInfo): FilterChain | undefined {
+  return selectChain(c.chains, info) ?? c.fallback;
+}
+
+export function closeChains(c: Chains): void {
   for (const chain of c.chains) chain.close();
   c.fallback?.close();
 }

@@ -1,4 +1,4 @@
-import { CONTINUE, FilterContext, FilterOutcome, HttpFilter, HttpFilterFactory, ProxyHttpRequest } from '../../http/filter-api';
+import { CONTINUE, FilterContext, FilterOutcome, FilterReport, HttpFilter, HttpFilterFactory, ProxyHttpRequest } from '../../http/filter-api';
 import { compileRouteMatch, RequestPredicate } from '../matchers/route-match';
 import { asBool, asList, asObject, fail, has, isObject, requiredString } from '../shared/config';
 import type { VerifyContext } from './authenticator';
@@ -13,6 +13,13 @@ export const JWT_AUTHN_METADATA = JWT_AUTHN_FILTER;
 
 /** Envoy caps the path in the `www-authenticate` realm. */
 const MAX_REALM_PATH = 256;
+
+/** The filter's report on a traced request: the verification outcome (Ok, or why the token was refused). */
+export interface JwtAuthnReport extends FilterReport {
+  readonly type: 'jwt_authn';
+  /** Absent when no rule of the filter applies to the request (nothing is checked). */
+  readonly status?: JwtStatus;
+}
 
 interface Rule {
   readonly matches: RequestPredicate;
@@ -34,9 +41,9 @@ export class JwtAuthnFilter implements HttpFilter {
   ) {}
 
   async onRequest(request: ProxyHttpRequest): Promise<FilterOutcome> {
-    if (this.options.bypassCorsPreflight && isCorsPreflight(request)) return CONTINUE;
+    if (this.options.bypassCorsPreflight && isCorsPreflight(request)) return this.traced(request);
     const rule = this.rules.find((r) => r.matches(request));
-    if (!rule) return CONTINUE;
+    if (!rule) return this.traced(request);
     // Taken before verification, which may remove the token header.
     const realm = originalUri(request);
     const verification: VerifyContext = { request, nowSeconds: Math.floor(this.context.now() / 1000), extracted: {} };
@@ -44,9 +51,18 @@ export class JwtAuthnFilter implements HttpFilter {
     if (Object.keys(verification.extracted).length > 0) {
       request.metadata[JWT_AUTHN_METADATA] = { ...request.metadata[JWT_AUTHN_METADATA], ...verification.extracted };
     }
+    this.traced(request, status);
     if (status === Status.Ok) return CONTINUE;
     this.context.log('debug', `${this.name}: ${request.method} ${request.path} rejected: ${status.message}`);
     return rejection(status, realm, this.options.stripFailureResponse);
+  }
+
+  private traced(request: ProxyHttpRequest, status?: JwtStatus): FilterOutcome {
+    if (request.trace) {
+      const report: JwtAuthnReport = { filter: this.name, type: 'jwt_authn', status };
+      request.trace.push(report);
+    }
+    return CONTINUE;
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import { asList, asObject, fail, has, isObject } from '../shared/config';
-import { compilePermission, SubjectPredicate } from './permission';
+import { anyOf, SubjectPredicate } from './explain';
+import { compilePermission } from './permission';
 import { compilePrincipal } from './principal';
 import type { RbacSubject } from './subject';
 
@@ -10,6 +11,20 @@ export interface RbacDecision {
   readonly allowed: boolean;
   /** The first policy (by name) that matched, if any. */
   readonly policyId?: string;
+}
+
+/** One policy's outcome for a subject, with the reason when it did not match. */
+export interface RbacPolicyResult {
+  readonly name: string;
+  readonly matched: boolean;
+  /** The first condition that failed: the permission side (`to`) is checked before the principal side (`from`). */
+  readonly reason?: string;
+}
+
+/** A decision with every policy's outcome, in evaluation order. */
+export interface RbacEvaluation extends RbacDecision {
+  readonly action: RbacAction;
+  readonly policies: readonly RbacPolicyResult[];
 }
 
 interface CompiledPolicy {
@@ -47,6 +62,16 @@ export class RbacEngine {
     const allowed = this.action === 'ALLOW' ? matched : this.action === 'DENY' ? !matched : true;
     return { allowed, policyId };
   }
+
+  /** `decide` with each policy's outcome and the first failing condition of those that did not match. */
+  explain(subject: RbacSubject): RbacEvaluation {
+    const policies = this.policies.map((p): RbacPolicyResult => {
+      if (!p.permission(subject)) return { name: p.name, matched: false, reason: `to: ${p.permission.why(subject)}` };
+      if (!p.principal(subject)) return { name: p.name, matched: false, reason: `from: ${p.principal.why(subject)}` };
+      return { name: p.name, matched: true };
+    });
+    return { action: this.action, policies, ...this.decide(subject) };
+  }
 }
 
 function actionOf(value: unknown, field: string): RbacAction {
@@ -65,9 +90,5 @@ function compilePolicy(name: string, value: unknown, field: string): CompiledPol
   const principals = asList(policy.principals, `${field}.principals`).map((p, i) => compilePrincipal(p, `${field}.principals[${i}]`));
   if (permissions.length === 0) fail(`${field}.permissions`, 'needs at least one permission');
   if (principals.length === 0) fail(`${field}.principals`, 'needs at least one principal');
-  return {
-    name,
-    permission: (s) => permissions.some((p) => p(s)),
-    principal: (s) => principals.some((p) => p(s)),
-  };
+  return { name, permission: anyOf(permissions), principal: anyOf(principals) };
 }
