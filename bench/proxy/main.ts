@@ -117,7 +117,10 @@ function startProcess(program: string, args: string[], env: Record<string, strin
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${program} not ready within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${program} not ready within 30 s:\n${out}`));
+    }, 30_000);
     const onData = (d: Buffer) => {
       out += d;
       const m = ready.exec(out);

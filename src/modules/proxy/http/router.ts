@@ -129,7 +129,13 @@ export class Router {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    // Most requests have no body: ending the upstream request at once spares a pipe (and its
+    // listeners) per request; a body (a length or chunked) is streamed as it comes.
+    if (hasBody(req)) req.pipe(upstream);
+    else {
+      req.resume();
+      upstream.end();
+    }
   }
 
   close(): void {
@@ -174,6 +180,11 @@ export class Router {
     res.writeHead(codes[String(redirect.response_code ?? 'MOVED_PERMANENTLY')] ?? 301, { location: `${scheme}://${host}${path}`, 'content-length': '0' });
     res.end();
   }
+}
+
+function hasBody(req: http.IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function upstreamHeaders(request: RoutedRequest, virtualHost: Decoded, route: Decoded, action: Decoded): Record<string, string | string[]> {
