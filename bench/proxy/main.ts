@@ -23,7 +23,8 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const ISS = 'https://issuer.bench.example';
 const HOST = 'httpbin.bench.svc.cluster.local';
 const WORKLOAD_IP = '127.0.0.90';
-const SERVICE_PORT = 8000;
+// An unusual port: the outbound listener binds 127.0.0.1 on it, where other programs on a shared machine may sit.
+const SERVICE_PORT = 18_000;
 
 interface Options {
   connections: number;
@@ -266,7 +267,12 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(dir, 'mesh.yaml'), meshConfig(appPort, jwksUri));
   const children: ChildProcess[] = [app];
   try {
-    const daemon = await startProcess('pilot-discovery', ['discovery', '--configDir', dir, '--grpcAddr', '127.0.0.1:0', '--httpAddr', '127.0.0.1:0', '--monitoringAddr', '127.0.0.1:0'], {}, /xDS \(gRPC\) listening on \S+:(\d+)/);
+    const daemon = await startProcess('pilot-discovery', [
+        'discovery', '--configDir', dir,
+        // Every port picked by the system, so another daemon on the machine cannot collide with this one.
+        ...['--grpcAddr', '--httpAddr', '--monitoringAddr', '--secureGRPCAddr', '--httpsAddr'].flatMap((flag) => [flag, '127.0.0.1:0']),
+        '--ctrlz_port', '0',
+      ], {}, /xDS \(gRPC\) listening on \S+:(\d+)/);
     children.push(daemon.child);
     const token = await new SignJWT({ groups: ['dev', 'admins'] })
       .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
