@@ -190,7 +190,7 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
-  /** CPU seconds of the proxy (agent + workers) during the run; the app's for direct runs. */
+  /** CPU seconds of the proxy (agent + workers) during the run; the app's for direct runs, the bare proxy's for its run. */
   cpuSeconds: number;
   wallSeconds: number;
   /** Requests due but not sent in time (fixed rate only). */
@@ -292,6 +292,13 @@ async function main(): Promise<void> {
       rows.push({ ...row, mode });
       log(rows[rows.length - 1]);
     }
+    const bare = fork(path.join(__dirname, 'bare-proxy.js'), [String(appPort)], { stdio: 'ignore' });
+    children.push(bare);
+    const barePort = await new Promise<number>((resolve) => bare.once('message', (m: { port: number }) => resolve(m.port)));
+    const bareTarget: Target = { name: 'bare node:http proxy (reference)', target: { host: '127.0.0.1', port: barePort, path: '/get', headers: { host: HOST } }, status: 200 };
+    rows.push(await measure(options, bareTarget, 'saturation', bare.pid!, undefined));
+    log(rows[rows.length - 1]);
+    await stopChild(bare);
     for (const concurrency of options.concurrency) {
       const agent = await startProcess(
         'pilot-agent',
@@ -325,7 +332,7 @@ async function main(): Promise<void> {
 }
 
 function report(options: Options, rows: Row[], env: { haveWrk: boolean; load0: number[]; load1: number[] }): void {
-  const directOf = (mode: Row['mode']) => rows.find((r) => r.concurrency === undefined && r.mode === mode);
+  const directOf = (mode: Row['mode']) => rows.find((r) => r.run === 'direct to the app' && r.mode === mode);
   const summary = options.concurrency.map((concurrency) => {
     const sat = rows.find((r) => r.concurrency === concurrency && r.mode === 'saturation' && r.run.includes('allow'));
     const fixed = rows.find((r) => r.concurrency === concurrency && r.mode === 'fixed rate');
@@ -348,13 +355,25 @@ function report(options: Options, rows: Row[], env: { haveWrk: boolean; load0: n
       `${options.rate} req/s fixed rate (Node open-loop generator, ${options.loadWorkers} processes), ${options.seconds} s per run`,
   );
   console.log(`machine: ${machine.cpus} CPUs (${machine.model}), load average ${env.load0.map((l) => l.toFixed(2)).join(' ')} before, ${env.load1.map((l) => l.toFixed(2)).join(' ')} after (shared machine: wall figures vary, CPU figures less)`);
-  console.log(`${'run'.padEnd(34)}${'conc'.padStart(5)}${'mode'.padStart(19)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'err'.padStart(6)}${'CPU s'.padStart(7)}${'wall s'.padStart(7)}`);
+  console.log(
+    `${'run'.padEnd(34)}${'conc'.padStart(5)}${'mode'.padStart(26)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'err'.padStart(6)}` +
+      `${'CPU s'.padStart(7)}${'wall s'.padStart(7)}${'CPU µs/req'.padStart(11)}`,
+  );
   for (const r of rows) {
     console.log(
-      `${r.run.padEnd(34)}${(r.concurrency === undefined ? '-' : String(r.concurrency)).padStart(5)}${`${r.mode} (${r.generator})`.padStart(19)}${r.rps.toFixed(0).padStart(9)}` +
-        `${r.p50.toFixed(2).padStart(8)}${r.p99.toFixed(2).padStart(8)}${String(r.errors + (r.unsent ?? 0)).padStart(6)}${r.cpuSeconds.toFixed(1).padStart(7)}${r.wallSeconds.toFixed(1).padStart(7)}`,
+      `${r.run.padEnd(34)}${(r.concurrency === undefined ? '-' : String(r.concurrency)).padStart(5)}${`${r.mode} (${r.generator})`.padStart(26)}${r.rps.toFixed(0).padStart(9)}` +
+        `${r.p50.toFixed(2).padStart(8)}${r.p99.toFixed(2).padStart(8)}${String(r.errors + (r.unsent ?? 0)).padStart(6)}${r.cpuSeconds.toFixed(1).padStart(7)}${r.wallSeconds.toFixed(1).padStart(7)}` +
+        `${((r.cpuSeconds / (r.rps * r.wallSeconds)) * 1e6).toFixed(0).padStart(11)}`,
     );
   }
+  const lag = Math.max(...rows.map((r) => r.generatorLagP99 ?? 0));
+  const ceiling = rows.find((r) => r.mode === 'generator ceiling');
+  const bare = rows.find((r) => r.run.startsWith('bare'));
+  console.log(
+    `fixed-rate generator: ceiling ${ceiling?.rps.toFixed(0)} req/s against the app (${options.rate} req/s is ${((options.rate / (ceiling?.rps ?? NaN)) * 100).toFixed(0)} % of it), ` +
+      `its timer p99 ${lag.toFixed(2)} ms late (not counted in latency)`,
+  );
+  if (bare && directOf('saturation')) console.log(`bare node:http proxy: ${((bare.rps / directOf('saturation')!.rps) * 100).toFixed(0)} % of direct req/s (what Node's HTTP stack allows a proxy here)`);
   for (const s of summary) {
     console.log(
       `concurrency ${s.concurrency}: ${(s.ratioToDirect * 100).toFixed(0)} % of direct req/s, p99 added at ${options.rate} req/s ${s.addedP99AtRateMs.toFixed(2)} ms, ` +
