@@ -39,3 +39,17 @@ function ownSeconds(pid: number): number {
 export function treeCpuSeconds(pid: number): number {
   return ownSeconds(pid) + children(pid).reduce((sum, child) => sum + treeCpuSeconds(child), 0);
 }
+
+function ownIoCalls(pid: number): number {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? 0) + Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Read and write system calls made so far by `pid` and its live descendants (a socket read or write each). */
+export function treeIoCalls(pid: number): number {
+  return ownIoCalls(pid) + children(pid).reduce((sum, child) => sum + treeIoCalls(child), 0);
+}

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { treeCpuSeconds } from './cpu';
+import { treeCpuSeconds, treeIoCalls } from './cpu';
 import { LoadJob, LoadResult, LoadTarget, percentile } from './load';
 import { runWrk, wrkAvailable } from './wrk';
 
@@ -192,6 +192,8 @@ interface Row {
   errors: number;
   /** CPU seconds of the proxy (agent + workers) during the run; the app's for direct runs, the bare proxy's for its run. */
   cpuSeconds: number;
+  /** Read/write system calls of the same process(es) per request answered. */
+  ioCallsPerRequest: number;
   wallSeconds: number;
   /** Requests due but not sent in time (fixed rate only). */
   unsent?: number;
@@ -225,8 +227,9 @@ async function measure(
   if (useWrk) await runWrk(t.target, { threads: options.wrkThreads, connections: options.connections, seconds: options.warmupSeconds });
   else await runLoadWorkers(job(options.warmupSeconds), options.loadWorkers);
   const cpu0 = treeCpuSeconds(cpuPid);
+  const io0 = treeIoCalls(cpuPid);
   const wall0 = performance.now();
-  let row: Omit<Row, 'cpuSeconds' | 'wallSeconds'>;
+  let row: Omit<Row, 'cpuSeconds' | 'wallSeconds' | 'ioCallsPerRequest'>;
   if (useWrk) {
     const r = await runWrk(t.target, { threads: options.wrkThreads, connections: options.connections, seconds: options.seconds });
     row = { run: t.name, concurrency, mode, generator: 'wrk', rps: r.rps, p50: r.p50, p99: r.p99, errors: t.status < 300 ? r.errors : 0 };
@@ -235,7 +238,8 @@ async function measure(
     if (r.requests === 0) throw new Error(`${t.name}: no request got ${t.status} (statuses ${JSON.stringify(r.statuses)})`);
     row = { run: t.name, concurrency, mode, generator: 'node', rps: r.requests / r.seconds, p50: percentile(r.latenciesMs, 50), p99: percentile(r.latenciesMs, 99), errors: r.errors, unsent: mode === 'fixed rate' ? r.unsent : undefined, generatorLagP99: mode === 'fixed rate' ? r.lagP99Ms : undefined };
   }
-  return { ...row, cpuSeconds: treeCpuSeconds(cpuPid) - cpu0, wallSeconds: (performance.now() - wall0) / 1000 };
+  const wallSeconds = (performance.now() - wall0) / 1000;
+  return { ...row, cpuSeconds: treeCpuSeconds(cpuPid) - cpu0, ioCallsPerRequest: (treeIoCalls(cpuPid) - io0) / (row.rps * wallSeconds), wallSeconds };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -357,13 +361,13 @@ function report(options: Options, rows: Row[], env: { haveWrk: boolean; load0: n
   console.log(`machine: ${machine.cpus} CPUs (${machine.model}), load average ${env.load0.map((l) => l.toFixed(2)).join(' ')} before, ${env.load1.map((l) => l.toFixed(2)).join(' ')} after (shared machine: wall figures vary, CPU figures less)`);
   console.log(
     `${'run'.padEnd(34)}${'conc'.padStart(5)}${'mode'.padStart(26)}${'req/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'err'.padStart(6)}` +
-      `${'CPU s'.padStart(7)}${'wall s'.padStart(7)}${'CPU µs/req'.padStart(11)}`,
+      `${'CPU s'.padStart(7)}${'wall s'.padStart(7)}${'CPU µs/req'.padStart(11)}${'r+w calls/req'.padStart(14)}`,
   );
   for (const r of rows) {
     console.log(
       `${r.run.padEnd(34)}${(r.concurrency === undefined ? '-' : String(r.concurrency)).padStart(5)}${`${r.mode} (${r.generator})`.padStart(26)}${r.rps.toFixed(0).padStart(9)}` +
         `${r.p50.toFixed(2).padStart(8)}${r.p99.toFixed(2).padStart(8)}${String(r.errors + (r.unsent ?? 0)).padStart(6)}${r.cpuSeconds.toFixed(1).padStart(7)}${r.wallSeconds.toFixed(1).padStart(7)}` +
-        `${((r.cpuSeconds / (r.rps * r.wallSeconds)) * 1e6).toFixed(0).padStart(11)}`,
+        `${((r.cpuSeconds / (r.rps * r.wallSeconds)) * 1e6).toFixed(0).padStart(11)}${r.ioCallsPerRequest.toFixed(1).padStart(14)}`,
     );
   }
   const lag = Math.max(...rows.map((r) => r.generatorLagP99 ?? 0));
