@@ -161,20 +161,19 @@ export class Agent {
     const loggers = builtInProxyLoggers(envoy.proxyLogLevel, envoy.proxyComponentLogLevel, log);
     // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
     const protocol = this.options.envoy.delta ? 'delta' : 'sotw';
-    let proxy: BuiltInProxyView;
-    if (workers === 1) {
-      this.builtIn.start({ discoveryAddress, node: this.options.node, sdsSocketPath, loggers, protocol, stripFragmentFromPath: this.options.stripFragmentFromPath });
-      proxy = this.builtIn;
-    } else {
-      const pool = new ProxyWorkerPool({ workers, discoveryAddress, node: this.options.node, protocol, loggers, sdsSocketPath, log });
-      await pool.start();
-      log.info(`built-in proxy workers started: pids ${pool.workerPids().join(', ')}`);
-      proxy = pool;
-    }
+    const pool = workers === 1 ? undefined : new ProxyWorkerPool({ workers, discoveryAddress, node: this.options.node, protocol, loggers, sdsSocketPath, log });
+    const proxy: BuiltInProxyView = pool ?? this.builtIn;
     this.proxy = proxy;
+    // The admin port answers (PRE_INITIALIZING) while the workers start.
     this.admin = new BuiltInAdminServer(proxy, loggers, builtInProxyVersion(this.build));
     const adminPort = await this.admin.start(proxyConfig.proxyAdminPort);
     log.info(`proxy admin listening on 127.0.0.1:${adminPort}`);
+    if (pool) {
+      await pool.start();
+      log.info(`built-in proxy workers started: pids ${pool.workerPids().join(', ')}`);
+    } else {
+      this.builtIn.start({ discoveryAddress, node: this.options.node, sdsSocketPath, loggers, protocol, stripFragmentFromPath: this.options.stripFragmentFromPath });
+    }
     void proxy.whenReady().then(() => log.info(`built-in proxy ready: listeners ${Object.values(proxy.boundListeners()).join(', ') || '(none)'}`));
   }
 

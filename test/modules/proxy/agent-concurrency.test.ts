@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { proxyWorkerCount } from '../../../src/modules/agent/agent';
 import { RunningAgent, startAgent } from '../../helpers/agent';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { workloadServiceYaml } from '../../helpers/push';
@@ -57,6 +58,15 @@ async function eventually(what: string, check: () => Promise<boolean>): Promise<
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+describe('how many built-in proxy workers --concurrency asks for', () => {
+  it('takes the flag, else MESH_CPU_LIMIT rounded up, else one per core; refuses a negative count', () => {
+    expect(proxyWorkerCount(3, 8)).to.equal(3);
+    expect(proxyWorkerCount(0, 1.5)).to.equal(2);
+    expect(proxyWorkerCount(0, 0)).to.equal(os.availableParallelism());
+    expect(() => proxyWorkerCount(-1)).to.throw('--concurrency -1: must be 0 (one worker per core) or a positive number of workers');
+  });
+});
 
 describe('pilot-agent proxy --concurrency 2 (built-in proxy workers)', function () {
   this.timeout(60_000);
