@@ -11,6 +11,9 @@
  * worker threads: the daemon sees one proxy per workload. A response is ACKed once every
  * worker has applied it and NACKed with the first worker's error. A worker that dies is
  * reported and replaced, and the new one gets the current config before it counts as ready.
+ * Workers run the agent's own program and command line (cluster's default), and know they
+ * are workers from cluster's environment.
+ *
  * The admin port (served by the agent) answers from the config applied here and from the
  * workers' reports: listeners, clusters and certificates from the first worker (all hold the
  * same), connections summed over all of them.
@@ -27,6 +30,7 @@ import type { FromWorker, LogLevels, ToWorker, WorkerState } from './messages';
 const REPLAY_ORDER = [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.Listener, TypeUrl.RouteConfiguration] as const;
 const STOP_TIMEOUT_MS = 5000;
 const RESTART_DELAY_MS = { initial: 100, max: 5000 };
+const NO_WORKER_WAIT_MS = 30_000;
 
 export interface ProxyWorkerPoolOptions {
   workers: number;
@@ -228,6 +232,9 @@ export class ProxyWorkerPool implements BuiltInProxyView {
   /** One xDS response: every live worker applies it, or it is NACKed with the first error. */
   private fanOut(typeUrl: string, resources: ResourceMap): Promise<void> {
     return this.serially(async () => {
+      // All workers dead at once: wait for a replacement rather than NACK a good config.
+      const deadline = Date.now() + NO_WORKER_WAIT_MS;
+      while (!this.stopping && Date.now() < deadline && ![...this.members.values()].some((m) => m.live)) await sleep(50);
       const live = [...this.members.values()].filter((m) => m.live);
       if (live.length === 0) throw new Error('no proxy worker is running to apply it');
       const entries = [...resources];
@@ -296,6 +303,10 @@ export class ProxyWorkerPool implements BuiltInProxyView {
   private send(member: Member, message: ToWorker): void {
     if (!member.worker.isDead() && member.worker.isConnected()) member.worker.send(message);
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 function levelsOf(loggers: ProxyLoggers): LogLevels {
