@@ -94,7 +94,9 @@ export class HttpConnectionManager {
     this.log?.debug(() => `request from ${info.remoteAddress}:${info.remotePort} on ${info.localAddress}:${info.localPort}: ${request.method} ${request.headers[':authority']}${request.path}`);
     try {
       for (const filter of this.requestFilters) {
-        const outcome = await filter.onRequest(request);
+        // Awaited only when it is a promise: a synchronous filter (RBAC) costs no microtask turn.
+        const pending = filter.onRequest(request);
+        const outcome = pending instanceof Promise ? await pending : pending;
         if (outcome.kind === 'respond') {
           this.log?.debug(() => `${filter.name} answered ${request.method} ${request.path} locally: ${outcome.status}`);
           sendLocalReply(res, outcome.status, outcome.body, outcome.headers);
@@ -122,7 +124,11 @@ export class HttpConnectionManager {
 /** The request filters see; `path` is the normalized one, `authority` that of an absolute-form target. */
 function toProxyRequest(req: http.IncomingMessage, connection: ConnectionInfo, path: string, authority?: string): ProxyHttpRequest {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const incoming = req.headers;
+  for (const k in incoming) {
+    const v = incoming[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  }
   const method = (req.method ?? 'GET').toUpperCase();
   if (authority !== undefined) headers.host = authority;
   headers[':method'] = method;
