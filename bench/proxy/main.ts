@@ -377,6 +377,12 @@ function report(options: Options, rows: Row[], env: { haveWrk: boolean; load0: n
     `fixed-rate generator: ceiling ${ceiling?.rps.toFixed(0)} req/s against the app (${options.rate} req/s is ${((options.rate / (ceiling?.rps ?? NaN)) * 100).toFixed(0)} % of it), ` +
       `its timer p99 ${lag.toFixed(2)} ms late (not counted in latency)`,
   );
+  const perCore = (r: Row | undefined) => (r ? 1 / (r.cpuSeconds / (r.rps * r.wallSeconds)) : NaN);
+  const proxyOne = rows.find((r) => r.concurrency !== undefined && r.mode === 'saturation' && r.run.includes('allow'));
+  console.log(
+    `per CPU core (1 / CPU per request, steadier than req/s on a shared machine): app ${perCore(directOf('saturation')).toFixed(0)} req/s, ` +
+      `bare proxy ${perCore(bare).toFixed(0)}, built-in proxy with JWT + RBAC ${perCore(proxyOne).toFixed(0)} (${((perCore(proxyOne) / perCore(directOf('saturation'))) * 100).toFixed(0)} % of the app's)`,
+  );
   if (bare && directOf('saturation')) console.log(`bare node:http proxy: ${((bare.rps / directOf('saturation')!.rps) * 100).toFixed(0)} % of direct req/s (what Node's HTTP stack allows a proxy here)`);
   for (const s of summary) {
     console.log(
