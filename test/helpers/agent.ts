@@ -52,7 +52,10 @@ export async function startAgent(spec: AgentSpec): Promise<RunningAgent> {
     binaryPath: '/nonexistent/envoy',
     proxyAdminPort: 0,
   };
-  const program = startProgram('pilot-agent', ['proxy', '--meshConfig', '/nonexistent/mesh', ...(spec.args ?? [])], {
+  // One proxy process per agent unless a test asks for workers (--concurrency 0 would fork one
+  // per core): it keeps the suite lean; agent-concurrency.test.ts covers the workers.
+  const concurrency = spec.args?.includes('--concurrency') ? [] : ['--concurrency', '1'];
+  const program = startProgram('pilot-agent', ['proxy', '--meshConfig', '/nonexistent/mesh', ...concurrency, ...(spec.args ?? [])], {
     INSTANCE_IP: spec.instanceIp,
     POD_NAME: 'app',
     POD_NAMESPACE: spec.namespace,

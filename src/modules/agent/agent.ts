@@ -5,13 +5,15 @@
  * status port, and drains on stop.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import cluster from 'node:cluster';
+import * as os from 'node:os';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { inject, injectable } from 'inversify';
 import { Logging, LoggingToken } from '../logging/logging';
-import { BuiltInProxy } from '../proxy/builtin-proxy';
+import { BuiltInProxy, BuiltInProxyView } from '../proxy/builtin-proxy';
 import { Settings, SettingsToken } from '../settings/settings';
 import { UserError } from '../shared/user-error';
 import { AgentMetrics } from './metrics';
@@ -23,6 +25,8 @@ import { AgentSecurity } from './security/agent-security';
 import { StatusServer } from './status-server';
 import { XdsProxy } from './xds-proxy';
 import { DnsProxyServer, NameTableClient } from './dns';
+import { ProxyWorker } from './proxy-workers/worker';
+import { ProxyWorkerPool } from './proxy-workers/pool';
 import { DEFAULT_SDS_SOCKET_PATH, envoyArgs, writeEnvoyBootstrap, writeGrpcBootstrap, xdsSocketPath } from './bootstrap';
 
 export class AgentStartError extends UserError {}
@@ -34,7 +38,9 @@ export class AgentStartError extends UserError {}
 @injectable()
 export class Agent {
   private readonly options: AgentOptions;
-  private proxy?: BuiltInProxy;
+  private proxy?: BuiltInProxyView;
+  /** In a proxy worker process (`--concurrency` > 1): the only thing running. */
+  private worker?: ProxyWorker;
   private admin?: BuiltInAdminServer;
   private status?: StatusServer;
   private security?: AgentSecurity;
@@ -66,6 +72,7 @@ export class Agent {
 
   /** Starts everything; a system error at start (a port in use, a file it cannot write) is the user's to fix. */
   async start(): Promise<void> {
+    if (cluster.isWorker) return this.startProxyWorker();
     try {
       await this.startAll();
     } catch (err) {
@@ -146,22 +153,27 @@ export class Agent {
 
   private async startBuiltIn(discoveryAddress: string, sdsSocketPath: string | undefined): Promise<void> {
     const { proxyConfig, log, envoy } = this.options;
-    log.info(`no Envoy binary at ${proxyConfig.binaryPath}: starting the built-in proxy`, { discoveryAddress: proxyConfig.discoveryAddress, node: this.options.node.id });
+    const workers = proxyWorkerCount(envoy.concurrency, envoy.cpuLimit);
+    log.info(`no Envoy binary at ${proxyConfig.binaryPath}: starting the built-in proxy (${workers === 1 ? 'in the agent' : `${workers} worker processes`})`, {
+      discoveryAddress: proxyConfig.discoveryAddress,
+      node: this.options.node.id,
+    });
     const loggers = builtInProxyLoggers(envoy.proxyLogLevel, envoy.proxyComponentLogLevel, log);
-    this.proxy = this.builtIn;
-    this.admin = new BuiltInAdminServer(this.proxy, loggers, builtInProxyVersion(this.build));
+    // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
+    const protocol = this.options.envoy.delta ? 'delta' : 'sotw';
+    const pool = workers === 1 ? undefined : new ProxyWorkerPool({ workers, discoveryAddress, node: this.options.node, protocol, loggers, sdsSocketPath, log });
+    const proxy: BuiltInProxyView = pool ?? this.builtIn;
+    this.proxy = proxy;
+    // The admin port answers (PRE_INITIALIZING) while the workers start.
+    this.admin = new BuiltInAdminServer(proxy, loggers, builtInProxyVersion(this.build));
     const adminPort = await this.admin.start(proxyConfig.proxyAdminPort);
     log.info(`proxy admin listening on 127.0.0.1:${adminPort}`);
-    this.proxy.start({
-      discoveryAddress,
-      node: this.options.node,
-      sdsSocketPath,
-      loggers,
-      // The built-in proxy speaks what Envoy would be bootstrapped with (MESH_DELTA_XDS).
-      protocol: this.options.envoy.delta ? 'delta' : 'sotw',
-      stripFragmentFromPath: this.options.stripFragmentFromPath,
-    });
-    const proxy = this.proxy;
+    if (pool) {
+      await pool.start();
+      log.info(`built-in proxy workers started: pids ${pool.workerPids().join(', ')}`);
+    } else {
+      this.builtIn.start({ discoveryAddress, node: this.options.node, sdsSocketPath, loggers, protocol, stripFragmentFromPath: this.options.stripFragmentFromPath });
+    }
     void proxy.whenReady().then(() => log.info(`built-in proxy ready: listeners ${Object.values(proxy.boundListeners()).join(', ') || '(none)'}`));
   }
 
@@ -194,6 +206,14 @@ export class Agent {
     });
   }
 
+  /** A proxy worker: the built-in proxy's data plane, fed by the agent that forked it (proxy-workers/). */
+  private async startProxyWorker(): Promise<void> {
+    const { envoy, log } = this.options;
+    const loggers = builtInProxyLoggers(envoy.proxyLogLevel, envoy.proxyComponentLogLevel, log);
+    this.worker = new ProxyWorker(this.builtIn, { node: this.options.node, loggers, stripFragmentFromPath: this.options.stripFragmentFromPath });
+    this.worker.start();
+  }
+
   private proxyExited(message: string): void {
     this.options.log.error(message);
     this.proxyExitListener?.(message);
@@ -205,6 +225,8 @@ export class Agent {
    * connection closes (at most drainDuration).
    */
   async stop(): Promise<void> {
+    // A worker ignores signals: the agent drains, then stops it.
+    if (this.worker) return this.worker.stopped;
     const { drain, log } = this.options;
     log.info('stopping the proxy');
     this.draining = true;
@@ -259,6 +281,19 @@ export class Agent {
     if (proxy.ready()) return undefined;
     return proxy.connected() ? 'waiting for the first configuration' : `not connected to ${this.options.proxyConfig.discoveryAddress}`;
   }
+}
+
+/**
+ * How many processes run the built-in proxy: `--concurrency` when given, else MESH_CPU_LIMIT
+ * rounded up (as for Envoy), else one per core.
+ */
+export function proxyWorkerCount(concurrency: number, cpuLimit = 0): number {
+  if (!Number.isInteger(concurrency) || concurrency < 0) {
+    throw new AgentStartError(`--concurrency ${concurrency}: must be 0 (one worker per core) or a positive number of workers`);
+  }
+  if (concurrency > 0) return concurrency;
+  if (cpuLimit > 0) return Math.ceil(cpuLimit);
+  return os.availableParallelism();
 }
 
 /** gRPC keepalive toward the daemon, so a daemon that froze or vanished without a reset is noticed. */

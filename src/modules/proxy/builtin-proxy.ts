@@ -40,6 +40,54 @@ export interface BuiltInProxyOptions {
   now?: () => number;
   /** HTTP_STRIP_FRAGMENT_FROM_PATH_UNSAFE_IF_DISABLED: drop `#fragment` from request paths (default true). */
   stripFragmentFromPath?: boolean;
+  /**
+   * Where the resources come from instead of an ADS stream of its own: a proxy worker is fed
+   * by the agent, which holds the one stream to the daemon. `discoveryAddress` is then unused.
+   */
+  feed?: (apply: ConfigApply) => ConfigFeed;
+}
+
+/** Applies the full set of resources of a type; throwing rejects them (NACK). */
+export type ConfigApply = (typeUrl: string, resources: ResourceMap) => Promise<void>;
+
+/** The proxy's side of its config stream: what XdsClient offers, so a feed can stand in for it. */
+export interface ConfigFeed {
+  start(): void;
+  stop(): void;
+  /** The names wanted of a type that is not wildcard (EDS, RDS). */
+  subscribe(typeUrl: string, names: readonly string[]): void;
+  readonly connected: boolean;
+}
+
+/** An upstream cluster and its endpoints, as the admin's `/clusters` lists them. */
+export interface ClusterStatus {
+  name: string;
+  endpoints: { address: string; port: number; weight: number }[];
+}
+
+/**
+ * What the admin port and the agent read of a running proxy: the proxy itself, or the agent's
+ * pool of proxy workers (`--concurrency`), which answers for all of them.
+ */
+export interface BuiltInProxyView {
+  ready(): boolean;
+  whenReady(): Promise<void>;
+  connected(): boolean;
+  node(): AdsNode | undefined;
+  uptimeMs(): number;
+  config(): AppliedConfig;
+  activeConnections(): number;
+  boundListeners(): Record<string, string>;
+  clusterStatuses(): ClusterStatus[];
+  /** The SDS certificates held (never their keys), for the config dump. */
+  secretCertificates(): SecretCertificates[];
+  stop(): Promise<void>;
+}
+
+export interface SecretCertificates {
+  name: string;
+  certChainPem?: string;
+  trustedCaPem?: string;
 }
 
 /** What was last applied, per type, for the admin config dump. */
@@ -55,7 +103,7 @@ export interface AppliedConfig {
 interface Running {
   options: BuiltInProxyOptions;
   listeners: ListenerManager;
-  ads: XdsClient;
+  ads: ConfigFeed;
   sds?: SdsClient;
 }
 
@@ -64,7 +112,7 @@ interface Running {
  * contribute (looked up by type URL once per proxy, not per request); started with `start`.
  */
 @injectable()
-export class BuiltInProxy {
+export class BuiltInProxy implements BuiltInProxyView {
   readonly secrets = new SecretStore();
   readonly clusters: ClusterManager;
   private readonly transports: TransportSockets;
@@ -112,10 +160,13 @@ export class BuiltInProxy {
       log: loggers.get('connection').asLog(),
     });
     const sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, loggers.get('secret').asLog()) : undefined;
-    const ads = new XdsClient(
-      { address: options.discoveryAddress, node: options.node, credentials: options.credentials, channelOptions: options.channelOptions, protocol: options.protocol },
-      { apply: (typeUrl, resources) => this.apply(typeUrl, resources), log: loggers.get('config').asLog() },
-    );
+    const apply: ConfigApply = (typeUrl, resources) => this.apply(typeUrl, resources);
+    const ads = options.feed
+      ? options.feed(apply)
+      : new XdsClient(
+          { address: options.discoveryAddress, node: options.node, credentials: options.credentials, channelOptions: options.channelOptions, protocol: options.protocol },
+          { apply, log: loggers.get('config').asLog() },
+        );
     this.running = { options, listeners, ads, sds };
     sds?.start();
     ads.start();
@@ -188,6 +239,20 @@ export class BuiltInProxy {
 
   boundListeners(): Record<string, string> {
     return this.running?.listeners.bound() ?? {};
+  }
+
+  secretCertificates(): SecretCertificates[] {
+    return this.secrets.names().map((name) => {
+      const { certChainPem, trustedCaPem } = this.secrets.get(name)!;
+      return { name, certChainPem, trustedCaPem };
+    });
+  }
+
+  clusterStatuses(): ClusterStatus[] {
+    return this.clusters.names().map((name) => ({
+      name,
+      endpoints: this.clusters.endpointsOf(name).map((e) => ({ address: e.address, port: e.port, weight: e.weight })),
+    }));
   }
 
   async stop(): Promise<void> {

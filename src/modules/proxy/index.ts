@@ -1,4 +1,4 @@
-export { BuiltInProxy, BuiltInProxyOptions, AppliedConfig } from './builtin-proxy';
+export { BuiltInProxy, BuiltInProxyOptions, BuiltInProxyView, AppliedConfig, ClusterStatus, ConfigApply, ConfigFeed } from './builtin-proxy';
 export * from './logging/proxy-loggers';
 export { ProxyHttpFilterFactory, ProxyNetworkFilterFactory } from './contributions';
 export { acceptOnlyHttpFilter, acceptOnlyNetworkFilter } from './filters/accept-only';

@@ -6,7 +6,7 @@
  */
 import { ConfigDumpType, SECRET_TYPE } from '../../envoy/well-known';
 import { TypeUrl } from '../../envoy/type-urls';
-import { BuiltInProxy } from '../../proxy/builtin-proxy';
+import type { BuiltInProxyView } from '../../proxy/builtin-proxy';
 import { AdminHandler, AdminResponse, json, text } from './handlers';
 
 type Section = Record<string, unknown> & { '@type': string };
@@ -14,7 +14,7 @@ type Section = Record<string, unknown> & { '@type': string };
 /** Envoy shows `[redacted]` in place of private keys. */
 const REDACTED = Buffer.from('[redacted]').toString('base64');
 
-export function configDumpHandler(proxy: BuiltInProxy, userAgentVersion: string): AdminHandler {
+export function configDumpHandler(proxy: BuiltInProxyView, userAgentVersion: string): AdminHandler {
   return {
     path: '/config_dump',
     help: 'dump current Envoy configs (experimental)',
@@ -36,7 +36,7 @@ export function configDumpHandler(proxy: BuiltInProxy, userAgentVersion: string)
   };
 }
 
-function configSections(proxy: BuiltInProxy, userAgentVersion: string, includeEds: boolean): Section[] {
+function configSections(proxy: BuiltInProxyView, userAgentVersion: string, includeEds: boolean): Section[] {
   const c = proxy.config();
   const sections: Section[] = [
     { '@type': ConfigDumpType.Bootstrap, bootstrap: bootstrapOf(proxy, userAgentVersion) },
@@ -57,7 +57,7 @@ function configSections(proxy: BuiltInProxy, userAgentVersion: string, includeEd
   return sections;
 }
 
-function bootstrapOf(proxy: BuiltInProxy, userAgentVersion: string): Record<string, unknown> {
+function bootstrapOf(proxy: BuiltInProxyView, userAgentVersion: string): Record<string, unknown> {
   const node = proxy.node();
   return {
     node: node ? { id: node.id, cluster: node.cluster, metadata: node.metadata, user_agent_name: 'mesh-builtin-proxy', user_agent_version: userAgentVersion } : {},
@@ -65,9 +65,9 @@ function bootstrapOf(proxy: BuiltInProxy, userAgentVersion: string): Record<stri
 }
 
 /** The SDS secrets the proxy holds, in Envoy's dump form; keys are never shown. */
-function secretsOf(proxy: BuiltInProxy): unknown[] {
-  return proxy.secrets.names().map((name) => {
-    const s = proxy.secrets.get(name)!;
+function secretsOf(proxy: BuiltInProxyView): unknown[] {
+  return proxy.secretCertificates().map((s) => {
+    const name = s.name;
     const b64 = (pem: string) => Buffer.from(pem).toString('base64');
     const secret: Record<string, unknown> = { '@type': SECRET_TYPE, name };
     if (s.certChainPem !== undefined) secret.tls_certificate = { certificate_chain: { inline_bytes: b64(s.certChainPem) }, private_key: { inline_bytes: REDACTED } };

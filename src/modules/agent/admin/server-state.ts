@@ -2,17 +2,17 @@
  * `/server_info`, `/ready` and `/stats` of the built-in proxy, with Envoy's field names, state
  * names and stat names: LIVE once the first configuration is in force, PRE_INITIALIZING before.
  */
-import { BuiltInProxy } from '../../proxy/builtin-proxy';
+import type { BuiltInProxyView } from '../../proxy/builtin-proxy';
 import { AdminHandler, json, text } from './handlers';
 
-function state(proxy: BuiltInProxy): 'LIVE' | 'PRE_INITIALIZING' {
+function state(proxy: BuiltInProxyView): 'LIVE' | 'PRE_INITIALIZING' {
   return proxy.ready() ? 'LIVE' : 'PRE_INITIALIZING';
 }
 
 /** Envoy's `server.state` gauge values. */
 const STATE_GAUGE = { LIVE: 0, DRAINING: 1, PRE_INITIALIZING: 2, INITIALIZING: 3 } as const;
 
-export function serverInfoHandler(proxy: BuiltInProxy, version: string): AdminHandler {
+export function serverInfoHandler(proxy: BuiltInProxyView, version: string): AdminHandler {
   return {
     path: '/server_info',
     help: 'print server version/status information',
@@ -33,7 +33,7 @@ export function serverInfoHandler(proxy: BuiltInProxy, version: string): AdminHa
   };
 }
 
-export function readyHandler(proxy: BuiltInProxy): AdminHandler {
+export function readyHandler(proxy: BuiltInProxyView): AdminHandler {
   return {
     path: '/ready',
     help: 'print server state, return 200 if LIVE, otherwise return 503',
@@ -46,7 +46,7 @@ export function readyHandler(proxy: BuiltInProxy): AdminHandler {
 }
 
 /** The proxy's gauges as Envoy names them; `format=json` and `filter=<regex>` as Envoy takes them. */
-export function statsHandler(proxy: BuiltInProxy): AdminHandler {
+export function statsHandler(proxy: BuiltInProxyView): AdminHandler {
   return {
     path: '/stats',
     help: 'print server stats',
@@ -57,7 +57,7 @@ export function statsHandler(proxy: BuiltInProxy): AdminHandler {
     ],
     handle: ({ url }) => {
       let stats: [string, number][] = [
-        ['cluster_manager.active_clusters', proxy.clusters.names().length],
+        ['cluster_manager.active_clusters', proxy.clusterStatuses().length],
         ['listener_manager.total_listeners_active', Object.keys(proxy.boundListeners()).length],
         ['server.live', proxy.ready() ? 1 : 0],
         ['server.state', STATE_GAUGE[state(proxy)]],

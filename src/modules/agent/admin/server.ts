@@ -8,7 +8,7 @@
 import * as http from 'node:http';
 import { listenOn } from '../../monitoring/listen-address';
 import { stopHttpServer } from '../../monitoring/http-lifecycle';
-import { BuiltInProxy } from '../../proxy/builtin-proxy';
+import type { BuiltInProxyView } from '../../proxy/builtin-proxy';
 import { ProxyLoggers } from '../../proxy/logging/proxy-loggers';
 import { configDumpHandler } from './config-dump';
 import { AdminHandler, AdminResponse, helpText, json, text } from './handlers';
@@ -25,7 +25,7 @@ export class BuiltInAdminServer {
 
   /** `version` is Envoy's `<revision>/<version>/<status>/<build type>/<TLS library>` form. */
   constructor(
-    private readonly proxy: BuiltInProxy,
+    private readonly proxy: BuiltInProxyView,
     private readonly loggers: ProxyLoggers,
     version: string,
   ) {
@@ -79,9 +79,9 @@ export class BuiltInAdminServer {
   }
 
   private clusters(url: URL): AdminResponse {
-    const statuses = this.proxy.clusters.names().map((name) => ({
+    const statuses = this.proxy.clusterStatuses().map(({ name, endpoints }) => ({
       name,
-      host_statuses: this.proxy.clusters.endpointsOf(name).map((e) => ({
+      host_statuses: endpoints.map((e) => ({
         address: { socket_address: { address: e.address, port_value: e.port } },
         health_status: { eds_health_status: 'HEALTHY' },
         weight: e.weight,

@@ -111,7 +111,9 @@ export class HttpConnectionManager {
     this.log?.debug(() => `request from ${info.remoteAddress}:${info.remotePort} on ${info.localAddress}:${info.localPort}: ${request.method} ${request.headers[':authority']}${request.path}`);
     try {
       for (const filter of this.requestFilters) {
-        const outcome = await filter.onRequest(request);
+        // Awaited only when it is a promise: a synchronous filter (RBAC) costs no microtask turn.
+        const pending = filter.onRequest(request);
+        const outcome = pending instanceof Promise ? await pending : pending;
         if (outcome.kind === 'respond') {
           this.log?.debug(() => `${filter.name} answered ${request.method} ${request.path} locally: ${outcome.status}`);
           return { kind: 'reply', status: outcome.status, body: outcome.body, headers: outcome.headers, by: filter.name, request };
@@ -149,7 +151,11 @@ export type Admission =
 
 function joinedHeaders(req: http.IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const incoming = req.headers;
+  for (const k in incoming) {
+    const v = incoming[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  }
   return headers;
 }
 

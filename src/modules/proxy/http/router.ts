@@ -99,7 +99,11 @@ export class Router {
     upstream.on('response', (answer) => {
       clearTimeout(timer);
       const out: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+      const received = answer.headers;
+      for (const k in received) {
+        const v = received[k];
+        if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+      }
       applyHeaderOps(out, [virtualHost, route], 'response');
       const status = answer.statusCode ?? 502;
       this.log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} answered ${request.method} ${request.path}: ${status}`);
@@ -129,7 +133,13 @@ export class Router {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    // Most requests have no body: ending the upstream request at once spares a pipe (and its
+    // listeners) per request; a body (a length or chunked) is streamed as it comes.
+    if (hasBody(req)) req.pipe(upstream);
+    else {
+      req.resume();
+      upstream.end();
+    }
   }
 
   close(): void {
@@ -176,9 +186,15 @@ export class Router {
   }
 }
 
+function hasBody(req: http.IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 function upstreamHeaders(request: RoutedRequest, virtualHost: Decoded, route: Decoded, action: Decoded): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(request.headers)) if (!k.startsWith(':') && !HOP_BY_HOP.has(k)) headers[k] = v;
+  const from = request.headers;
+  for (const k in from) if (k.charCodeAt(0) !== 58 /* ':' */ && !HOP_BY_HOP.has(k)) headers[k] = from[k];
   headers.host = action.host_rewrite_literal ?? request.headers[':authority'] ?? '';
   headers['x-forwarded-proto'] ??= request.headers[':scheme'] ?? 'http';
   applyHeaderOps(headers, [virtualHost, route], 'request');
@@ -186,10 +202,19 @@ function upstreamHeaders(request: RoutedRequest, virtualHost: Decoded, route: De
 }
 
 /** `request_headers_to_add` / `_remove` (and the response ones) of the virtual host, then the route. */
+const HEADER_OP_FIELDS = {
+  request: { remove: 'request_headers_to_remove', add: 'request_headers_to_add' },
+  response: { remove: 'response_headers_to_remove', add: 'response_headers_to_add' },
+} as const;
+
 function applyHeaderOps(headers: Record<string, string | string[]>, levels: Decoded[], side: 'request' | 'response'): void {
+  const fields = HEADER_OP_FIELDS[side];
   for (const level of levels) {
-    for (const name of (level[`${side}_headers_to_remove`] ?? []) as string[]) delete headers[name.toLowerCase()];
-    for (const op of (level[`${side}_headers_to_add`] ?? []) as Decoded[]) {
+    const remove = level[fields.remove] as string[] | undefined;
+    const add = level[fields.add] as Decoded[] | undefined;
+    if (!remove && !add) continue;
+    for (const name of remove ?? []) delete headers[name.toLowerCase()];
+    for (const op of add ?? []) {
       const key = String(op.header?.key ?? '').toLowerCase();
       const value = String(op.header?.value ?? '');
       const append = op.append_action ? op.append_action === 'APPEND_IF_EXISTS_OR_ADD' : op.append?.value !== false;

@@ -88,6 +88,7 @@ export class UnknownProxyLoggerError extends Error {}
 /** All the proxy's loggers; names outside BUILTIN_PROXY_LOGGERS do not exist. */
 export class ProxyLoggers {
   private readonly loggers = new Map<string, ProxyLogger>();
+  private readonly changeListeners: Array<() => void> = [];
 
   constructor(
     sink: ProxyLogSink,
@@ -110,8 +111,14 @@ export class ProxyLoggers {
     return [...this.loggers.values()].map((l) => ({ name: l.name, level: l.level }));
   }
 
+  /** Called after levels change (the agent passes them on to its proxy workers). */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
   setAll(level: EnvoyLogLevel): void {
     for (const l of this.loggers.values()) l.setLevel(level);
+    for (const listener of this.changeListeners) listener();
   }
 
   /** All or nothing: one unknown name changes no level. */
@@ -119,6 +126,7 @@ export class ProxyLoggers {
     const unknown = [...changes.keys()].filter((n) => !this.loggers.has(n));
     if (unknown.length > 0) throw new UnknownProxyLoggerError(`unknown logger name ${unknown.join(', ')}`);
     for (const [name, level] of changes) this.loggers.get(name)!.setLevel(level);
+    for (const listener of this.changeListeners) listener();
   }
 }
 

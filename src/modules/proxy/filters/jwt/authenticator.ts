@@ -4,7 +4,7 @@ import type { JwtLocation } from './extractor';
 import { Jwks } from './jwks';
 import type { AudienceCheck, JwtProvider } from './provider';
 import { JwtStatus, Status } from './status';
-import { checkTime, ParsedJwt, parseJwt } from './token';
+import { checkTime, ParsedJwt, parseJwtCached } from './token';
 
 /** One request's verification: what verifiers share while they run. */
 export interface VerifyContext {
@@ -65,7 +65,7 @@ async function verifyToken(
   location: JwtLocation,
   options: AuthenticateOptions,
 ): Promise<{ status: JwtStatus; provider?: JwtProvider }> {
-  const parsed = parseJwt(location.token);
+  const parsed = parseJwtCached(location.token);
   if (!parsed.ok) return { status: parsed.status, provider: options.provider };
   const jwt = parsed.jwt;
   if (!location.issuerAllowed(jwt.iss)) return { status: Status.JwtUnknownIssuer, provider: options.provider };

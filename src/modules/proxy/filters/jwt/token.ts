@@ -122,6 +122,39 @@ export function parseJwt(token: string): ParseResult {
   };
 }
 
+/** Parsed tokens remembered (oldest forgotten first), and the longest token worth remembering. */
+const PARSED_CACHE_SIZE = 1024;
+const PARSED_CACHE_MAX_TOKEN = 16 * 1024;
+const parsedTokens = new Map<string, ParsedJwt>();
+
+/**
+ * `parseJwt` remembering well-formed tokens, so a client sending the same token on every
+ * request is split and decoded once. Parsing is a pure function of the token's bytes, so this
+ * is safe whatever the keys, issuers or clocks: every check (time, issuer, audience, signature
+ * against the current key set) still runs per request on the remembered claims. The header and
+ * payload are frozen, so no request can change what the next one sees.
+ */
+export function parseJwtCached(token: string): ParseResult {
+  const known = parsedTokens.get(token);
+  if (known) return { ok: true, jwt: known };
+  const parsed = parseJwt(token);
+  if (parsed.ok && token.length <= PARSED_CACHE_MAX_TOKEN) {
+    deepFreeze(parsed.jwt.header);
+    deepFreeze(parsed.jwt.payload);
+    Object.freeze(parsed.jwt.audiences);
+    Object.freeze(parsed.jwt);
+    if (parsedTokens.size >= PARSED_CACHE_SIZE) parsedTokens.delete(parsedTokens.keys().next().value as string);
+    parsedTokens.set(token, parsed.jwt);
+  }
+  return parsed;
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}
+
 /** Envoy's time check: `nbf` and `exp` each get `clockSkew` seconds of slack. */
 export function checkTime(jwt: ParsedJwt, nowSeconds: number, clockSkewSeconds: number): JwtStatus {
   if (nowSeconds + clockSkewSeconds < jwt.nbf) return Status.JwtNotYetValid;
