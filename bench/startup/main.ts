@@ -1,7 +1,7 @@
 /**
  * Start-up benchmark (see bench/README.md): runs each program as an operator would (node
  * bin/<program> ...) several times and reports the median wall time, the median CPU time of
- * the process (read by bench/startup/probe.js inside it) and how many modules it loaded.
+ * the process (read inside it by test/helpers/module-probe) and how many modules it loaded.
  * Informative only: nothing here fails on a figure.
  *
  *   npm run bench:startup -- [--runs N] [--json]
@@ -10,9 +10,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { readProbeFile } from '../../test/helpers/module-probe';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const PROBE = path.join(ROOT, 'bench', 'startup', 'probe.js');
+const PROBE = path.join(ROOT, 'dist', 'test', 'helpers', 'module-probe.js');
 
 /** The measured commands: the ones operators type most, and those the test suite spawns most. */
 const COMMANDS: { program: string; args: string[] }[] = [
@@ -74,7 +75,7 @@ function measure(program: string, args: string[], runs: number, dir: string): Re
     const start = process.hrtime.bigint();
     const run = spawnSync(process.execPath, ['--require', PROBE, path.join(ROOT, 'bin', program), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, BENCH_STARTUP_PROBE: probeFile },
+      env: { PATH: process.env.PATH ?? '', HOME: dir, MESH_MODULE_PROBE: probeFile },
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 60_000,
     });
@@ -82,7 +83,8 @@ function measure(program: string, args: string[], runs: number, dir: string): Re
     if (run.error) throw new Error(`${program} ${args.join(' ')}: ${run.error.message}`);
     exitCode = run.status;
     if (run.status !== 0) throw new Error(`${program} ${args.join(' ')} exited ${run.status}: ${run.stderr.toString().trim()}`);
-    const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8').trim().split('\n').pop()!) as { cpuMs: number; modules: string[] };
+    const probe = readProbeFile(probeFile).pop();
+    if (!probe) throw new Error(`${program} ${args.join(' ')}: the probe wrote nothing`);
     cpus.push(probe.cpuMs);
     modules = probe.modules.length;
   }
