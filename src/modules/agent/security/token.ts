@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
-import { decodeJwt } from 'jose';
+import { onFirstUse } from '../../shared/on-first-use';
 import { identityOfSubject } from '../../security/ca';
 import { UserError } from '../../shared/user-error';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const jose = onFirstUse(() => require('jose') as typeof import('jose'));
 
 export class TokenError extends UserError {}
 
@@ -33,7 +36,7 @@ export function readToken(path: string): string {
 /** `system:serviceaccount:<ns>:<sa>` → `spiffe://<td>/ns/<ns>/sa/<sa>`, for the CSR's informative SAN. */
 export function tokenIdentity(token: string, trustDomain: string): string | undefined {
   try {
-    return identityOfSubject(decodeJwt(token).sub, trustDomain);
+    return identityOfSubject(jose().decodeJwt(token).sub, trustDomain);
   } catch {
     return undefined;
   }

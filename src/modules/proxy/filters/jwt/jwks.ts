@@ -1,7 +1,10 @@
 import { createPublicKey, createSecretKey, JsonWebKey, KeyObject } from 'node:crypto';
-import { flattenedVerify } from 'jose';
+import { onFirstUse } from '../../../shared/on-first-use';
 import { JwtStatus, Status } from './status';
 import type { ParsedJwt } from './token';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const jose = onFirstUse(() => require('jose') as typeof import('jose'));
 
 /** One usable key of a key set. */
 interface Jwk {
@@ -117,7 +120,7 @@ export class Jwks {
       if (jwk.kty === 'OKP' && jwt.signature.length !== ED25519_SIGNATURE_BYTES) return Status.JwtEd25519SignatureWrongLength;
       if (!familyAccepts(jwk.kty, jwt.alg)) continue;
       try {
-        await flattenedVerify({ protected: protectedHeader, payload, signature }, jwk.key, { algorithms: [jwt.alg] });
+        await jose().flattenedVerify({ protected: protectedHeader, payload, signature }, jwk.key, { algorithms: [jwt.alg] });
         return Status.Ok;
       } catch {
         // A wrong signature, or a key of the right type but another curve or size: try the next key.
