@@ -3,7 +3,8 @@
  * `grpc.health.v1.Health/Check { service }` over plaintext, as the kubelet sends it; only
  * SERVING is a success.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
 import * as protobuf from 'protobufjs';
 import { GrpcAction } from './app-probers';
 import { hostPort, ProbeOutcome } from './outcome';
@@ -35,7 +36,7 @@ export function decodeHealthCheckStatus(bytes: Uint8Array): number {
 export function probeGrpc(action: GrpcAction, host: string, timeoutMs: number, userAgent?: string): Promise<ProbeOutcome> {
   const target = hostPort(host, action.port);
   const options: grpc.ClientOptions = userAgent ? { 'grpc.primary_user_agent': userAgent } : {};
-  const client = new grpc.Client(target, grpc.credentials.createInsecure(), options);
+  const client = new (grpcLibrary().Client)(target, grpcLibrary().credentials.createInsecure(), options);
   const what = `gRPC health check of ${target}${action.service ? ` (service ${JSON.stringify(action.service)})` : ''}`;
   return new Promise<ProbeOutcome>((resolve) => {
     client.makeUnaryRequest(
@@ -43,11 +44,11 @@ export function probeGrpc(action: GrpcAction, host: string, timeoutMs: number, u
       (service: string) => encodeHealthCheckRequest(service),
       (bytes: Buffer) => decodeHealthCheckStatus(bytes),
       action.service,
-      new grpc.Metadata(),
+      new (grpcLibrary().Metadata)(),
       { deadline: Date.now() + timeoutMs },
       (err, status) => {
         if (err) {
-          const why = err.code === grpc.status.UNIMPLEMENTED ? 'the server does not implement grpc.health.v1.Health' : err.code === grpc.status.DEADLINE_EXCEEDED ? `no answer within ${timeoutMs}ms` : err.details || err.message;
+          const why = err.code === grpcLibrary().status.UNIMPLEMENTED ? 'the server does not implement grpc.health.v1.Health' : err.code === grpcLibrary().status.DEADLINE_EXCEEDED ? `no answer within ${timeoutMs}ms` : err.details || err.message;
           resolve({ status: 500, detail: `${what} failed: ${why}` });
           return;
         }

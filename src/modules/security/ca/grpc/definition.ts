@@ -5,7 +5,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../../shared/grpc-library';
 import * as protoLoader from '@grpc/proto-loader';
 
 export const CA_SERVICE_NAME = 'mesh.v1.auth.MeshCertificateService';
@@ -42,7 +43,7 @@ export function caServiceDefinition(): grpc.ServiceDefinition {
 
 /** A client class for the service (`new (caClientConstructor())(address, credentials)`), for agents and tests. */
 export function caClientConstructor(): grpc.ServiceClientConstructor {
-  return grpc.makeGenericClientConstructor(caServiceDefinition(), 'MeshCertificateService');
+  return grpcLibrary().makeGenericClientConstructor(caServiceDefinition(), 'MeshCertificateService');
 }
 
 /** `protos/` of the package: the nearest ancestor of this file that has the CA proto. */
