@@ -1,6 +1,5 @@
 import type * as k8s from '@kubernetes/client-node';
-
-let loaded: typeof k8s | undefined;
+import { onFirstUse } from '../shared/on-first-use';
 
 /**
  * @kubernetes/client-node, loaded on first use. Loading it costs about 0.3 s of CPU (it is a
@@ -8,7 +7,5 @@ let loaded: typeof k8s | undefined;
  * --remote=false`, `--help`, `analyze` of files) should not pay. Files use its types through
  * `import type` and its values (API classes, KubeConfig, Watch) through this, when they run.
  */
-export function orchLibrary(): typeof k8s {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loaded ??= require('@kubernetes/client-node') as typeof k8s);
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const orchLibrary = onFirstUse(() => require('@kubernetes/client-node') as typeof k8s);

@@ -5,7 +5,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { grpcLibrary } from '../../shared/grpc-library';
-import * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../../shared/protobuf-library';
 import { GrpcAction } from './app-probers';
 import { hostPort, ProbeOutcome } from './outcome';
 
@@ -16,14 +16,14 @@ export const SERVING_STATUS = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNK
 
 /** HealthCheckRequest { string service = 1; } */
 export function encodeHealthCheckRequest(service: string): Buffer {
-  const writer = protobuf.Writer.create();
+  const writer = protobufLibrary().Writer.create();
   if (service) writer.uint32((1 << 3) | 2).string(service);
   return Buffer.from(writer.finish());
 }
 
 /** HealthCheckResponse { ServingStatus status = 1; } → the status number (0 when absent). */
 export function decodeHealthCheckStatus(bytes: Uint8Array): number {
-  const reader = protobuf.Reader.create(bytes);
+  const reader = protobufLibrary().Reader.create(bytes);
   let status = 0;
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
