@@ -22,7 +22,7 @@ import { daemonServiceName } from '../security/daemon-identity';
 import { UserError } from '../shared/user-error';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
-import type { Registry } from 'prom-client';
+import type { Registry } from '../shared/prom-client';
 import { DaemonFlags, DaemonFlagsToken, DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
 import { systemNamespaceOf } from './orch-options';
 
