@@ -1,10 +1,7 @@
 import * as fs from 'node:fs';
-import { onFirstUse } from '../../shared/on-first-use';
+import { joseLibrary } from '../../shared/jose-library';
 import { identityOfSubject } from '../../security/ca';
 import { UserError } from '../../shared/user-error';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const jose = onFirstUse(() => require('jose') as typeof import('jose'));
 
 export class TokenError extends UserError {}
 
@@ -36,7 +33,7 @@ export function readToken(path: string): string {
 /** `system:serviceaccount:<ns>:<sa>` → `spiffe://<td>/ns/<ns>/sa/<sa>`, for the CSR's informative SAN. */
 export function tokenIdentity(token: string, trustDomain: string): string | undefined {
   try {
-    return identityOfSubject(jose().decodeJwt(token).sub, trustDomain);
+    return identityOfSubject(joseLibrary().decodeJwt(token).sub, trustDomain);
   } catch {
     return undefined;
   }

@@ -1,10 +1,7 @@
 import { createPublicKey, createSecretKey, JsonWebKey, KeyObject } from 'node:crypto';
-import { onFirstUse } from '../../../shared/on-first-use';
+import { joseLibrary } from '../../../shared/jose-library';
 import { JwtStatus, Status } from './status';
 import type { ParsedJwt } from './token';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const jose = onFirstUse(() => require('jose') as typeof import('jose'));
 
 /** One usable key of a key set. */
 interface Jwk {
@@ -120,7 +117,7 @@ export class Jwks {
       if (jwk.kty === 'OKP' && jwt.signature.length !== ED25519_SIGNATURE_BYTES) return Status.JwtEd25519SignatureWrongLength;
       if (!familyAccepts(jwk.kty, jwt.alg)) continue;
       try {
-        await jose().flattenedVerify({ protected: protectedHeader, payload, signature }, jwk.key, { algorithms: [jwt.alg] });
+        await joseLibrary().flattenedVerify({ protected: protectedHeader, payload, signature }, jwk.key, { algorithms: [jwt.alg] });
         return Status.Ok;
       } catch {
         // A wrong signature, or a key of the right type but another curve or size: try the next key.

@@ -7,15 +7,12 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { onFirstUse } from '../../../shared/on-first-use';
+import { joseLibrary } from '../../../shared/jose-library';
 import { httpGetText } from '../../authn/http-get';
 import { AuthenticationError, messageOf } from '../errors';
 import { Authenticator, CallCredentials, Caller } from './authenticator';
 import { JwtRule } from './jwt-rule';
 import { identityOfSubject } from './spiffe';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const jose = onFirstUse(() => require('jose') as typeof import('jose'));
 
 /** Where the keys that sign tokens come from. */
 export type TokenKeySource = { kind: 'oidc'; issuer: string } | { kind: 'jwt-rule'; rule: JwtRule };
@@ -55,7 +52,7 @@ export class JwtAuthenticator implements Authenticator {
     const keys = await this.keys();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jose().jwtVerify(token, keys.getKey, {
+      ({ payload } = await joseLibrary().jwtVerify(token, keys.getKey, {
         issuer: keys.issuer,
         audience: [...this.options.audiences],
         currentDate: new Date((this.options.now ?? Date.now)()),
@@ -86,12 +83,12 @@ export class JwtAuthenticator implements Authenticator {
       const { rule } = source;
       if (rule.jwks) {
         try {
-          return { issuer: rule.issuer, getKey: jose().createLocalJWKSet(JSON.parse(rule.jwks)), where: 'the inline key set of JWT_RULE' };
+          return { issuer: rule.issuer, getKey: joseLibrary().createLocalJWKSet(JSON.parse(rule.jwks)), where: 'the inline key set of JWT_RULE' };
         } catch (err) {
           throw new AuthenticationError(`the inline key set of JWT_RULE is unusable: ${messageOf(err)}`);
         }
       }
-      return { issuer: rule.issuer, getKey: jose().createRemoteJWKSet(new URL(rule.jwksUri!), { timeoutDuration: timeoutMs }), where: rule.jwksUri! };
+      return { issuer: rule.issuer, getKey: joseLibrary().createRemoteJWKSet(new URL(rule.jwksUri!), { timeoutDuration: timeoutMs }), where: rule.jwksUri! };
     }
     const { issuer } = source;
     const discoveryUrl = `${issuer.replace(/\/+$/, '')}${DISCOVERY_SUFFIX}`;
@@ -105,7 +102,7 @@ export class JwtAuthenticator implements Authenticator {
     } catch (err) {
       throw new AuthenticationError(`cannot discover the keys of TOKEN_ISSUER ${issuer} from ${discoveryUrl}: ${messageOf(err)}`);
     }
-    return { issuer, getKey: jose().createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: timeoutMs }), where: jwksUri };
+    return { issuer, getKey: joseLibrary().createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: timeoutMs }), where: jwksUri };
   }
 }
 
@@ -132,7 +129,7 @@ function nodeNameOf(payload: JWTPayload): string | undefined {
 /** Says which check a token failed, in words (jose's codes are stable; its messages vary). */
 function explain(err: unknown, token: string, keys: ResolvedKeys, audiences: readonly string[]): string {
   const code = (err as { code?: string }).code;
-  const claims = safely(() => jose().decodeJwt(token)) ?? {};
+  const claims = safely(() => joseLibrary().decodeJwt(token)) ?? {};
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return `the token expired${typeof claims.exp === 'number' ? ` at ${new Date(claims.exp * 1000).toISOString()}` : ''}`;
@@ -146,7 +143,7 @@ function explain(err: unknown, token: string, keys: ResolvedKeys, audiences: rea
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return `the token's signature does not verify with the keys of ${keys.where}`;
     case 'ERR_JWKS_NO_MATCHING_KEY': {
-      const kid = safely(() => jose().decodeProtectedHeader(token).kid);
+      const kid = safely(() => joseLibrary().decodeProtectedHeader(token).kid);
       return `the token's signature does not verify: no key of ${keys.where} matches it${kid ? ` (kid ${kid})` : ''}`;
     }
     case 'ERR_JWKS_TIMEOUT':
