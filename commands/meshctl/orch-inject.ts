@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../../src/modules/orch';
 import { inject } from 'inversify';
 import { command, givenFlags, MeshCommand, stringFlag } from '../../src/modules/cli';
 import { configFileLimits, ConfigLimitSettingError, readConfigFile, readStreamAtMost } from '../../src/modules/config';
@@ -167,7 +167,7 @@ class ConfigMapReader {
       if (!config.getContextObject(this.context)) throw new OrchConfigError(`orchestrator config: no context named ${JSON.stringify(this.context)}`);
       config.setCurrentContext(this.context);
     }
-    const api = config.makeApiClient(k8s.CoreV1Api);
+    const api = config.makeApiClient(orchLibrary().CoreV1Api);
     const where = `config map ${this.namespace}/${name}`;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {

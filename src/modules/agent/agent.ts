@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { inject, injectable } from 'inversify';
 import { Logging, LoggingToken } from '../logging/logging';
 import { BuiltInProxy, BuiltInProxyView } from '../proxy/builtin-proxy';
@@ -139,7 +140,7 @@ export class Agent {
       socketPath: socket,
       events: this.metrics.track({ connected: () => this.xdsProxy?.connected() ?? false, disconnectedForMs: () => this.xdsProxy?.disconnectedForMs() ?? 0 }),
       upstreamAddress: proxyConfig.discoveryAddress,
-      upstreamCredentials: () => (mutualTls && security ? security.xdsCredentials() : grpc.credentials.createInsecure()),
+      upstreamCredentials: () => (mutualTls && security ? security.xdsCredentials() : grpcLibrary().credentials.createInsecure()),
       channelOptions: {
         ...keepaliveOptions(this.options.keepalive),
         ...(mutualTls && serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {}),

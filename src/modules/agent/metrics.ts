@@ -11,7 +11,7 @@
  *   mesh_agent_xds_reconnects_total               times the daemon answered again after an outage
  *   mesh_agent_xds_connection_failures_total      attempts to reach the daemon that failed
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from '../shared/prom-client';
 import type { XdsConnectionEvents } from '../proxy/xds/xds-client';
 
 /** What the metrics read at scrape time: the link's own view of its outage. */

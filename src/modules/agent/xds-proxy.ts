@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { Backoff } from '../shared/backoff';
 import type { XdsConnectionEvents } from '../proxy/xds/xds-client';
 import { DaemonLink, XdsRelay } from './xds-relay';
@@ -56,7 +57,7 @@ export class XdsProxy {
     const { socketPath } = this.options;
     fs.mkdirSync(path.dirname(socketPath), { recursive: true });
     fs.rmSync(socketPath, { force: true });
-    const server = new grpc.Server({ 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 });
+    const server = new (grpcLibrary().Server)({ 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 });
     const pass = (b: Buffer) => b;
     const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
     const handlers: grpc.UntypedServiceImplementation = {};
@@ -69,7 +70,7 @@ export class XdsProxy {
       };
     }
     server.addService(definition, handlers);
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${path.resolve(socketPath)}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${path.resolve(socketPath)}`, grpcLibrary().ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
     this.server = server;
   }
 
@@ -156,7 +157,7 @@ export class XdsProxy {
 
   private upstreamClient(): grpc.Client {
     if (!this.client) {
-      this.client = new grpc.Client(this.options.upstreamAddress, this.options.upstreamCredentials(), {
+      this.client = new (grpcLibrary().Client)(this.options.upstreamAddress, this.options.upstreamCredentials(), {
         'grpc.max_receive_message_length': -1,
         ...this.options.channelOptions,
       });
@@ -171,8 +172,8 @@ function connects(channel: grpc.Channel, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const check = () => {
       const state = channel.getConnectivityState(true);
-      if (state === grpc.connectivityState.READY) return resolve(true);
-      if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN) return resolve(false);
+      if (state === grpcLibrary().connectivityState.READY) return resolve(true);
+      if (state === grpcLibrary().connectivityState.TRANSIENT_FAILURE || state === grpcLibrary().connectivityState.SHUTDOWN) return resolve(false);
       channel.watchConnectivityState(state, deadline, (err) => (err ? resolve(false) : check()));
     };
     check();

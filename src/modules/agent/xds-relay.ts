@@ -14,7 +14,8 @@
  * Any other ending (OK, a refusal such as PERMISSION_DENIED) is passed to the proxy as it is.
  * A CANCELLED from the daemon (a server shutting down resets its streams) counts as going away.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { Backoff } from '../shared/backoff';
 import { DEFAULT_RECONNECT_BACKOFF } from '../proxy/xds/xds-client';
 
@@ -68,7 +69,7 @@ export class XdsRelay {
   /** Ends the relay toward the proxy (the agent stops). */
   shutdown(reason: string): void {
     if (this.closed) return;
-    this.fail(grpc.status.UNAVAILABLE, reason);
+    this.fail(grpcLibrary().status.UNAVAILABLE, reason);
   }
 
   private connect(): void {
@@ -76,7 +77,7 @@ export class XdsRelay {
     try {
       call = this.link.open(this.method);
     } catch (err) {
-      this.fail(grpc.status.UNAVAILABLE, `xDS proxy: ${(err as Error).message}`);
+      this.fail(grpcLibrary().status.UNAVAILABLE, `xDS proxy: ${(err as Error).message}`);
       return;
     }
     this.upstream = call;
@@ -97,7 +98,7 @@ export class XdsRelay {
     if (!this.answered) {
       this.bufferedBytes += msg.length;
       if (this.bufferedBytes > MAX_BUFFERED_BYTES) {
-        this.fail(grpc.status.RESOURCE_EXHAUSTED, `xDS proxy: more than ${MAX_BUFFERED_BYTES} bytes of requests before the daemon's first answer`);
+        this.fail(grpcLibrary().status.RESOURCE_EXHAUSTED, `xDS proxy: more than ${MAX_BUFFERED_BYTES} bytes of requests before the daemon's first answer`);
         return;
       }
       this.buffered.push(msg);
@@ -119,14 +120,14 @@ export class XdsRelay {
   private async upstreamEnded(call: UpstreamCall, code: grpc.status, details: string, metadata?: grpc.Metadata): Promise<void> {
     if (this.upstream !== call || this.closed) return;
     this.upstream = undefined;
-    if (code === grpc.status.OK) {
+    if (code === grpcLibrary().status.OK) {
       this.close();
       this.downstream.end();
       return;
     }
     // Our own cancel never gets here (close() comes first), so CANCELLED is the daemon's doing:
     // like UNAVAILABLE, it is the daemon going away, not a refusal.
-    if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.CANCELLED) {
+    if (code !== grpcLibrary().status.UNAVAILABLE && code !== grpcLibrary().status.CANCELLED) {
       this.link.failed(`xDS stream to the daemon failed: ${details}`);
       this.fail(code, details, metadata);
       return;
@@ -139,7 +140,7 @@ export class XdsRelay {
       return; // the agent stops; shutdown() ends the proxy's stream
     }
     if (this.closed) return;
-    if (this.answered) this.fail(grpc.status.UNAVAILABLE, `the daemon's stream ended (${details}); the daemon is reachable again: reconnect`);
+    if (this.answered) this.fail(grpcLibrary().status.UNAVAILABLE, `the daemon's stream ended (${details}); the daemon is reachable again: reconnect`);
     else this.connect();
   }
 

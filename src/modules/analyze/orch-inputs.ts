@@ -1,4 +1,4 @@
-import * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { crdNames, KindRegistry, storageVersion } from '../config';
 import type { OrchClient } from '../orch';
 import { AnalysisObject, toAnalysisObject } from './objects';
@@ -11,9 +11,9 @@ type Listed = { items: unknown[] };
  * reference can cross namespaces; which messages are shown is decided afterwards).
  */
 export async function readClusterObjects(client: OrchClient, kinds: KindRegistry): Promise<AnalysisObject[]> {
-  const core = client.api(k8s.CoreV1Api);
-  const apps = client.api(k8s.AppsV1Api);
-  const custom = client.api(k8s.CustomObjectsApi);
+  const core = client.api(orchLibrary().CoreV1Api);
+  const apps = client.api(orchLibrary().AppsV1Api);
+  const custom = client.api(orchLibrary().CustomObjectsApi);
   const lists: Array<{ kind: string; apiVersion: string; list: () => Promise<Listed>; optional?: boolean }> = [
     { kind: 'Namespace', apiVersion: 'v1', list: () => core.listNamespace() },
     { kind: 'Service', apiVersion: 'v1', list: () => core.listServiceForAllNamespaces() },

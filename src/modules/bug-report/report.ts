@@ -1,4 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -277,7 +278,7 @@ function podItems(access: OrchAccess, options: BugReportOptions, plan: PodPlan):
 /** A container's log within the window: from `since` (sinceSeconds, as the client offers no sinceTime) up to `until` (by the lines' timestamps). */
 async function podLog(access: OrchAccess, options: BugReportOptions, target: LogTarget, previous: boolean): Promise<string> {
   const sinceSeconds = options.since ? Math.max(1, Math.ceil((Date.now() - options.since.getTime()) / 1000)) : undefined;
-  const text = await access.client.api(k8s.CoreV1Api).readNamespacedPodLog({
+  const text = await access.client.api(orchLibrary().CoreV1Api).readNamespacedPodLog({
     name: target.pod.metadata.name,
     namespace: target.pod.metadata.namespace,
     container: target.container,

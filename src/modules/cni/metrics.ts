@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from '../shared/prom-client';
 
 /** How the repair controller repaired a pod (the `type` label of mesh_cni_repair_pods_repaired_total). */
 export type RepairType = 'label' | 'delete';

@@ -15,14 +15,14 @@ import { OrchServiceRegistry } from '../registry';
 import { DaemonCaSettings } from '../security';
 import { spiffeId } from '../security/mtls/identity';
 import { authenticateCall, Authenticator, authenticatorsFor, CaMetrics, CaOptions, caServiceDefinition, certificateServiceFor, MeshCertificateAuthority, parseSpiffeId } from '../security/ca';
-import { RotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
+import { RotatingServerCredentials, rotatingServerCredentials, ServerKeyMaterial } from '../security/tls/server-credentials';
 import { Settings, SettingsToken } from '../settings';
 import { PUBLISHED_ROOTS_PATH } from '../security/published-roots';
 import { daemonServiceName } from '../security/daemon-identity';
 import { UserError } from '../shared/user-error';
 import { XdsListener } from '../xds/server';
 import { XdsStreamAuth, xdsStreamAuth } from '../xds/stream-auth';
-import type { Registry } from 'prom-client';
+import type { Registry } from '../shared/prom-client';
 import { DaemonFlags, DaemonFlagsToken, DaemonTlsFlags, DaemonTlsFlagsToken } from './daemon-flags';
 import { systemNamespaceOf } from './orch-options';
 
@@ -67,7 +67,7 @@ export class DaemonSecurity {
     if (this.settings.bool('ENABLE_CA_SERVER')) await this.startCa();
     else this.log.info('ENABLE_CA_SERVER=false: no CA server');
     this.material = await this.servingMaterial();
-    if (this.material) this.credentials = new RotatingServerCredentials(this.material, this.flags.ciphers.ciphers);
+    if (this.material) this.credentials = rotatingServerCredentials(this.material, this.flags.ciphers.ciphers);
     this.publishRoots();
   }
 

@@ -1,4 +1,4 @@
-import * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { inject, injectable } from 'inversify';
 import { MemoryConfigStore } from '../config';
 import { ControlzServer, InProcessProfiler } from '../ctrlz';
@@ -88,7 +88,7 @@ export class Daemon {
     const grpcPort = await this.xds.listen({
       host: grpcAddress.host === '' ? '::' : grpcAddress.host,
       port: grpcAddress.port,
-      credentials: grpc.ServerCredentials.createInsecure(),
+      credentials: grpcLibrary().ServerCredentials.createInsecure(),
       auth: this.security.plaintextAuth(),
     });
     log.info(`xDS (gRPC) listening on ${formatListenAddress({ host: grpcAddress.host, port: grpcPort })}`);

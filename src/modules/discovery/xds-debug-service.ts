@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { inject, injectable } from 'inversify';
 import { DebugHandler, DebugResponse } from '../debug';
 import { parseSpiffeId } from '../security/ca';
@@ -51,7 +52,7 @@ export class DaemonXdsDebug implements XdsDebugService {
 
   async answer(conn: XdsConnection, query: DebugQuery): Promise<DebugResource[]> {
     if (query.name !== 'list' && !this.pages.has(query.name)) {
-      throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `unknown debug type "${query.name}"; known: ${this.knownNames().join(', ')}`);
+      throw new XdsDebugError(grpcLibrary().status.INVALID_ARGUMENT, `unknown debug type "${query.name}"; known: ${this.knownNames().join(', ')}`);
     }
     const proxyId = query.argument ?? query.query.get('proxyID') ?? '';
     this.authorize(conn, query.name, proxyId);
@@ -65,7 +66,7 @@ export class DaemonXdsDebug implements XdsDebugService {
       }
     }
     if (query.argument !== undefined) {
-      throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `${query.typeUrl} takes a query as its resource name (e.g. ?kind=...), not "${query.argument.slice(0, 100)}"`);
+      throw new XdsDebugError(grpcLibrary().status.INVALID_ARGUMENT, `${query.typeUrl} takes a query as its resource name (e.g. ?kind=...), not "${query.argument.slice(0, 100)}"`);
     }
     const response: DebugResponse =
       query.name === 'list'
@@ -84,7 +85,7 @@ export class DaemonXdsDebug implements XdsDebugService {
     if (!this.authRequired) return;
     if (conn.identities.length === 0) {
       throw new XdsDebugError(
-        grpc.status.UNAUTHENTICATED,
+        grpcLibrary().status.UNAUTHENTICATED,
         'debug requests need an authenticated caller: use the secure xDS port with a token of the mesh audience or a client certificate (ENABLE_DEBUG_ENDPOINT_AUTH)',
       );
     }
@@ -93,7 +94,7 @@ export class DaemonXdsDebug implements XdsDebugService {
     const who = conn.identities.join(', ');
     if (!OPEN_TO_EVERY_NAMESPACE.has(name)) {
       throw new XdsDebugError(
-        grpc.status.PERMISSION_DENIED,
+        grpcLibrary().status.PERMISSION_DENIED,
         `identity ${who} may not ask for ${name}: only identities of namespace ${[...this.privileged].join(', ')} may (DEBUG_ENDPOINT_AUTH_ALLOWED_NAMESPACES adds namespaces); others may ask config_dump of proxies in their own namespace`,
       );
     }
@@ -105,16 +106,16 @@ export class DaemonXdsDebug implements XdsDebugService {
       throw err;
     }
     if (!namespaces.includes(target.proxy.namespace)) {
-      throw new XdsDebugError(grpc.status.PERMISSION_DENIED, `identity ${who} may not ask for the config dump of ${target.proxy.id}: it is in namespace ${target.proxy.namespace}, not the caller's`);
+      throw new XdsDebugError(grpcLibrary().status.PERMISSION_DENIED, `identity ${who} may not ask for the config dump of ${target.proxy.id}: it is in namespace ${target.proxy.namespace}, not the caller's`);
     }
   }
 }
 
 /** The gRPC status of an HTTP debug page's error status. */
 function grpcStatusOf(httpStatus: number): grpc.status {
-  if (httpStatus === 400) return grpc.status.INVALID_ARGUMENT;
-  if (httpStatus === 403) return grpc.status.PERMISSION_DENIED;
-  if (httpStatus === 404) return grpc.status.NOT_FOUND;
-  if (httpStatus === 503) return grpc.status.UNAVAILABLE;
-  return grpc.status.INTERNAL;
+  if (httpStatus === 400) return grpcLibrary().status.INVALID_ARGUMENT;
+  if (httpStatus === 403) return grpcLibrary().status.PERMISSION_DENIED;
+  if (httpStatus === 404) return grpcLibrary().status.NOT_FOUND;
+  if (httpStatus === 503) return grpcLibrary().status.UNAVAILABLE;
+  return grpcLibrary().status.INTERNAL;
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../shared/protobuf-library';
 
 /**
  * Envoy v3 protos, loaded with protobufjs from the copies `@grpc/grpc-js-xds` ships (its
@@ -65,10 +66,10 @@ export function envoyProtos(): protobuf.Root {
     // The well-known types protobufjs knows by name; proto files import them by path.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const json = require(`protobufjs/google/protobuf/${name}.json`);
-    protobuf.common(name, json.nested.google.nested.protobuf.nested);
+    protobufLibrary().common(name, json.nested.google.nested.protobuf.nested);
   }
   const dirs = includeDirs();
-  const root = new protobuf.Root();
+  const root = new (protobufLibrary().Root)();
   root.resolvePath = (origin, target) => {
     // Struct comes from our protos/wkt (snake_case; a path not ending in google/protobuf/,
     // which protobufjs would swap for its camelCase bundled copy); other well-known types are bundled.
@@ -78,7 +79,7 @@ export function envoyProtos(): protobuf.Root {
       const candidate = path.join(dir, target);
       if (fs.existsSync(candidate)) return candidate;
     }
-    return protobuf.util.path.resolve(origin, target);
+    return protobufLibrary().util.path.resolve(origin, target);
   };
   loadFiles(root, [...PROTO_FILES, ...pending.splice(0)]);
   loaded = root;
@@ -103,7 +104,7 @@ export function addEnvoyProtos(root: string, files: readonly string[]): void {
 function loadFiles(root: protobuf.Root, files: string[]): void {
   // protobufjs swaps any import ending in a bundled well-known name for its bundled copy before
   // asking resolvePath; hide the (camelCase) bundled Struct for this synchronous load only.
-  const bundled = protobuf.common as unknown as Record<string, unknown>;
+  const bundled = protobufLibrary().common as unknown as Record<string, unknown>;
   const bundledStruct = bundled[STRUCT_PROTO];
   delete bundled[STRUCT_PROTO];
   try {

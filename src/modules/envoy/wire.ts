@@ -1,4 +1,5 @@
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../shared/protobuf-library';
 import { messageType } from './protos';
 
 /**
@@ -28,7 +29,7 @@ const framedAny = new WeakMap<Buffer, Buffer>();
 function framedResource(typeUrl: string, body: Buffer): Buffer {
   let framed = framedAny.get(body);
   if (!framed) {
-    const w = protobuf.Writer.create();
+    const w = protobufLibrary().Writer.create();
     writeAny(w, 2, typeUrl, body);
     framed = asBuffer(w.finish());
     framedAny.set(body, framed);
@@ -42,9 +43,9 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 /** envoy.service.discovery.v3.DiscoveryResponse */
 export function encodeDiscoveryResponse(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): Buffer {
-  const head = protobuf.Writer.create();
+  const head = protobufLibrary().Writer.create();
   head.uint32((1 << 3) | 2).string(versionInfo);
-  const tail = protobuf.Writer.create();
+  const tail = protobufLibrary().Writer.create();
   tail.uint32((4 << 3) | 2).string(typeUrl);
   tail.uint32((5 << 3) | 2).string(nonce);
   writeControlPlane(tail, 6, controlPlane);
@@ -68,7 +69,7 @@ const framedDelta = new WeakMap<Buffer, { name: string; version: string; framed:
 function framedDeltaResource(typeUrl: string, r: DeltaResource): Buffer {
   const known = framedDelta.get(r.body);
   if (known && known.name === r.name && known.version === r.version) return known.framed;
-  const w = protobuf.Writer.create();
+  const w = protobufLibrary().Writer.create();
   w.uint32((2 << 3) | 2).fork();
   w.uint32((1 << 3) | 2).string(r.version);
   writeAny(w, 2, typeUrl, r.body);
@@ -88,9 +89,9 @@ export function encodeDeltaDiscoveryResponse(
   removed: readonly string[],
   controlPlane: string,
 ): Buffer {
-  const head = protobuf.Writer.create();
+  const head = protobufLibrary().Writer.create();
   head.uint32((1 << 3) | 2).string(systemVersion);
-  const tail = protobuf.Writer.create();
+  const tail = protobufLibrary().Writer.create();
   tail.uint32((4 << 3) | 2).string(typeUrl);
   tail.uint32((5 << 3) | 2).string(nonce);
   for (const name of removed) tail.uint32((6 << 3) | 2).string(name);

@@ -4,7 +4,8 @@
  * until Established so the objects after them can use their kinds; then waiting for the
  * workloads to be ready, and optionally verifying that every object exists.
  */
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
 import { ManifestObject, objectRef } from './render';
@@ -36,7 +37,7 @@ export async function applyObject(api: k8s.KubernetesObjectApi, obj: ManifestObj
   const before = await readOrUndefined(api, obj);
   let after: k8s.KubernetesObject;
   try {
-    after = await api.patch(structuredClone(obj), undefined, undefined, FIELD_MANAGER, true, k8s.PatchStrategy.ServerSideApply);
+    after = await api.patch(structuredClone(obj), undefined, undefined, FIELD_MANAGER, true, orchLibrary().PatchStrategy.ServerSideApply);
   } catch (err) {
     throw new UserError(`cannot apply ${objectRef(obj)}: ${apiErrorMessage(err)}`);
   }
@@ -55,7 +56,7 @@ async function waitEstablished(api: k8s.KubernetesObjectApi, crd: ManifestObject
 
 /** Applies `objects` in order, CRDs first and waited for; returns each object's outcome. */
 export async function applyManifest(client: OrchClient, objects: ManifestObject[], reporter: InstallReporter, timeoutMs: number): Promise<Map<string, ApplyOutcome>> {
-  const api = client.api(k8s.KubernetesObjectApi);
+  const api = client.api(orchLibrary().KubernetesObjectApi);
   const outcomes = new Map<string, ApplyOutcome>();
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
   const deadline = Date.now() + timeoutMs;
@@ -69,7 +70,7 @@ export async function applyManifest(client: OrchClient, objects: ManifestObject[
   }
   if (crds.length > 0) reporter.line(`✔ CRDs applied and established (${crds.length})`);
   // A fresh API object: the one above cached discovery from before the CRDs existed.
-  const api2 = client.api(k8s.KubernetesObjectApi);
+  const api2 = client.api(orchLibrary().KubernetesObjectApi);
   for (const obj of objects.filter((o) => o.kind !== 'CustomResourceDefinition')) {
     reporter.status(`applying ${objectRef(obj)}`);
     const outcome = await applyObject(api2, obj);
@@ -97,7 +98,7 @@ function readiness(obj: k8s.V1Deployment | k8s.V1DaemonSet, kind: string): { rea
 
 /** Waits until every Deployment is available and every DaemonSet ready, one line per component as it gets there. */
 export async function waitForReadiness(client: OrchClient, objects: ManifestObject[], reporter: InstallReporter, timeoutMs: number): Promise<void> {
-  const api = client.api(k8s.KubernetesObjectApi);
+  const api = client.api(orchLibrary().KubernetesObjectApi);
   const pending = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet');
   const deadline = Date.now() + timeoutMs;
   const last = new Map<string, string>();
@@ -123,7 +124,7 @@ export async function waitForReadiness(client: OrchClient, objects: ManifestObje
 
 /** Checks that every object exists; the missing ones are named. */
 export async function verifyInstall(client: OrchClient, objects: ManifestObject[]): Promise<void> {
-  const api = client.api(k8s.KubernetesObjectApi);
+  const api = client.api(orchLibrary().KubernetesObjectApi);
   const missing: string[] = [];
   for (const obj of objects) if (!(await readOrUndefined(api, obj))) missing.push(objectRef(obj));
   if (missing.length > 0) throw new UserError(`verification failed: ${missing.length} of ${objects.length} objects missing: ${missing.join(', ')}`);

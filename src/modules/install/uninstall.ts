@@ -5,7 +5,8 @@
  * Deleted in the reverse of the apply order: webhooks first (so nothing is admitted by a
  * daemon going away), CRDs and namespaces last.
  */
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
 import { ManifestObject, objectRef, PART_OF_LABEL, PART_OF_VALUE, REVISION_LABEL } from './render';
@@ -39,7 +40,7 @@ export function uninstallSelector(scope: UninstallScope): string {
 
 /** The mesh's objects in the cluster that the uninstall would delete, in delete order. */
 export async function findInstalled(client: OrchClient, scope: UninstallScope): Promise<ManifestObject[]> {
-  const api = client.api(k8s.KubernetesObjectApi);
+  const api = client.api(orchLibrary().KubernetesObjectApi);
   const selector = uninstallSelector(scope);
   const found: ManifestObject[] = [];
   for (const { apiVersion, kind } of KINDS) {
@@ -59,7 +60,7 @@ export async function findInstalled(client: OrchClient, scope: UninstallScope): 
 
 /** Deletes `objects` (foreground, so a Deployment's pods go with it); one already gone is fine. */
 export async function deleteObjects(client: OrchClient, objects: ManifestObject[], onDeleted: (obj: ManifestObject) => void): Promise<void> {
-  const api = client.api(k8s.KubernetesObjectApi);
+  const api = client.api(orchLibrary().KubernetesObjectApi);
   for (const obj of objects) {
     try {
       await api.delete({ apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace } }, undefined, undefined, undefined, undefined, 'Background');

@@ -13,7 +13,8 @@
  * - On a graceful stop the leader releases the Lease (empty holder), so a follower takes over
  *   at its next try instead of after the lease duration.
  */
-import { CoordinationV1Api, V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import type { CoordinationV1Api, V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import type { ScopedLogger } from '../logging';
 import { statusCodeOf } from '../orch';
 
@@ -205,7 +206,7 @@ export class LeaseElector {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
             metadata: lease.metadata,
-            spec: { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: lease.spec?.leaseTransitions ?? 0 },
+            spec: { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: new (orchLibrary().V1MicroTime)(now), renewTime: new (orchLibrary().V1MicroTime)(now), leaseTransitions: lease.spec?.leaseTransitions ?? 0 },
           },
         }),
         this.options.timings.renewDeadlineMs,
@@ -221,8 +222,8 @@ export class LeaseElector {
       holderIdentity: this.options.identity,
       leaseDurationSeconds: Math.ceil(this.options.timings.leaseDurationMs / 1000),
       // MicroTime: the API server wants six fractional digits, which V1MicroTime writes.
-      acquireTime: typeof acquireTime === 'number' ? new V1MicroTime(acquireTime) : acquireTime,
-      renewTime: new V1MicroTime(now),
+      acquireTime: typeof acquireTime === 'number' ? new (orchLibrary().V1MicroTime)(acquireTime) : acquireTime,
+      renewTime: new (orchLibrary().V1MicroTime)(now),
       leaseTransitions: transitions,
     };
   }
@@ -259,7 +260,7 @@ type Outcome = { ok: true } | { ok: false; why: string; heldBy?: string };
 
 /** A time read back from the API server (a string) or set by us, kept as MicroTime. */
 function toMicroTime(value: Date | string): V1MicroTime {
-  return new V1MicroTime(typeof value === 'string' ? Date.parse(value) : value.getTime());
+  return new (orchLibrary().V1MicroTime)(typeof value === 'string' ? Date.parse(value) : value.getTime());
 }
 
 /** An error of the orchestrator API as `status: message` (the Status message when the body is one). */

@@ -6,7 +6,7 @@
  */
 import * as os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { inject, injectable, named } from 'inversify';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { OrchClient } from '../orch';
@@ -97,7 +97,7 @@ export class SingletonControllers {
       }
       return;
     }
-    const api = this.orch.api(CoordinationV1Api);
+    const api = this.orch.api(orchLibrary().CoordinationV1Api);
     for (const [election, group] of groups) {
       const elector = new LeaseElector({
         api,

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { UserError } from '../shared/user-error';
 
 /**
@@ -40,7 +41,7 @@ export const CERT_DIR_FILES = { chain: 'cert-chain.pem', key: 'key.pem', roots: 
 export function channelSecurity(o: XdsSecurityOptions): ChannelSecurity {
   const serverName = o.authority || o.defaultServerName;
   const options: grpc.ChannelOptions = serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {};
-  if (o.plaintext) return { credentials: grpc.credentials.createInsecure(), options: o.authority ? { 'grpc.default_authority': o.authority } : {} };
+  if (o.plaintext) return { credentials: grpcLibrary().credentials.createInsecure(), options: o.authority ? { 'grpc.default_authority': o.authority } : {} };
   let roots: Buffer | null = null;
   let key: Buffer | null = null;
   let chain: Buffer | null = null;
@@ -53,7 +54,7 @@ export function channelSecurity(o: XdsSecurityOptions): ChannelSecurity {
   }
   const skipVerify = o.insecure || (!o.certDir && !o.rootsPem);
   const verifyOptions: grpc.VerifyOptions & { rejectUnauthorized?: boolean } = skipVerify ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {};
-  return { credentials: grpc.credentials.createSsl(roots, key, chain, verifyOptions), options };
+  return { credentials: grpcLibrary().credentials.createSsl(roots, key, chain, verifyOptions), options };
 }
 
 function readCertFile(dir: string, name: string, required: true): Buffer;

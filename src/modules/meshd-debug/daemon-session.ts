@@ -1,4 +1,4 @@
-import * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { UserError } from '../shared/user-error';
 import { askDaemon, DaemonChannel, DaemonRequestError, RawDiscoveryResponse } from './debug-client';
 import { certificateNamespace, channelSecurity } from './credentials';
@@ -167,7 +167,7 @@ export class DaemonSession {
       try {
         return await askDaemon(c, typeUrl, names);
       } catch (err) {
-        if (err instanceof DaemonRequestError && err.code === grpc.status.NOT_FOUND) {
+        if (err instanceof DaemonRequestError && err.code === grpcLibrary().status.NOT_FOUND) {
           notFound = err;
           continue;
         }

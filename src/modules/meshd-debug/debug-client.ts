@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { encodeMessage, messageType } from '../envoy/protos';
 import { jsonToStruct } from '../envoy/struct';
 import { UserError } from '../shared/user-error';
@@ -53,8 +54,8 @@ export class DaemonRequestError extends UserError {
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 export async function askDaemon(channel: DaemonChannel, typeUrl: string, resourceNames: readonly string[]): Promise<RawDiscoveryResponse> {
-  const client = new grpc.Client(channel.address, channel.credentials, { 'grpc.max_receive_message_length': MAX_RESPONSE_BYTES, ...channel.options });
-  const metadata = new grpc.Metadata();
+  const client = new (grpcLibrary().Client)(channel.address, channel.credentials, { 'grpc.max_receive_message_length': MAX_RESPONSE_BYTES, ...channel.options });
+  const metadata = new (grpcLibrary().Metadata)();
   for (const [k, v] of Object.entries(channel.metadata)) metadata.set(k, v);
   try {
     return await new Promise<RawDiscoveryResponse>((resolve, reject) => {
@@ -101,11 +102,11 @@ export async function askDaemon(channel: DaemonChannel, typeUrl: string, resourc
 }
 
 function requestError(channel: DaemonChannel, e: grpc.ServiceError): DaemonRequestError {
-  if (e.code === grpc.status.DEADLINE_EXCEEDED) return new DaemonRequestError(`no answer from ${channel.label} within ${formatSeconds(channel.timeoutMs)}`, e.code);
+  if (e.code === grpcLibrary().status.DEADLINE_EXCEEDED) return new DaemonRequestError(`no answer from ${channel.label} within ${formatSeconds(channel.timeoutMs)}`, e.code);
   // grpc-js appends how it resolved the name; the reason comes first.
   const details = (e.details || e.message).replace(/\s*Resolution note:.*$/s, '').trim();
-  if (e.code === grpc.status.UNAVAILABLE) return new DaemonRequestError(`cannot reach ${channel.label}: ${details}`, e.code);
-  return new DaemonRequestError(`${channel.label} refused the request (${grpc.status[e.code] ?? e.code}): ${details}`, e.code);
+  if (e.code === grpcLibrary().status.UNAVAILABLE) return new DaemonRequestError(`cannot reach ${channel.label}: ${details}`, e.code);
+  return new DaemonRequestError(`${channel.label} refused the request (${grpcLibrary().status[e.code] ?? e.code}): ${details}`, e.code);
 }
 
 function formatSeconds(ms: number): string {

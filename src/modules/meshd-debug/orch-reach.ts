@@ -1,4 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { apiErrorMessage, statusCodeOf } from '../orch';
 import { OrchAccess } from '../orch-access';
 import { UserError } from '../shared/user-error';
@@ -38,7 +39,7 @@ export class OrchAccessReach implements OrchReach {
   async token(namespace: string, serviceAccount: string, audiences: string[], expirationSeconds: number): Promise<string> {
     let answer: k8s.AuthenticationV1TokenRequest;
     try {
-      answer = await this.orch.client.api(k8s.CoreV1Api).createNamespacedServiceAccountToken({
+      answer = await this.orch.client.api(orchLibrary().CoreV1Api).createNamespacedServiceAccountToken({
         name: serviceAccount,
         namespace,
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences, expirationSeconds } },
@@ -53,7 +54,7 @@ export class OrchAccessReach implements OrchReach {
 
   async meshRoots(namespace: string): Promise<string | undefined> {
     try {
-      const map = await this.orch.client.api(k8s.CoreV1Api).readNamespacedConfigMap({ name: ROOT_CERT_CONFIGMAP, namespace });
+      const map = await this.orch.client.api(orchLibrary().CoreV1Api).readNamespacedConfigMap({ name: ROOT_CERT_CONFIGMAP, namespace });
       return map.data?.[ROOT_CERT_KEY] || undefined;
     } catch (err) {
       // Not published, or not ours to read: the daemon goes unverified, as the incumbent always leaves it with a token.

@@ -1,4 +1,5 @@
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../shared/protobuf-library';
 import { envoyProtos } from '../envoy/protos';
 
 /**
@@ -22,7 +23,7 @@ export function lookupMessage(typeUrlOrName: string): protobuf.Type | undefined 
   const name = typeUrlOrName.slice(typeUrlOrName.lastIndexOf('/') + 1);
   try {
     const found = envoyProtos().lookup(name);
-    return found instanceof protobuf.Type ? found : undefined;
+    return found instanceof protobufLibrary().Type ? found : undefined;
   } catch {
     return undefined;
   }
@@ -51,7 +52,7 @@ export function canonicalMessage(type: protobuf.Type, value: unknown): Json {
 function fieldValue(field: protobuf.Field, v: unknown): Json | undefined {
   if (v === undefined || v === null) return undefined;
   field.resolve();
-  if (field instanceof protobuf.MapField || field.map) {
+  if (field instanceof protobufLibrary().MapField || field.map) {
     if (!isObject(v)) return plain(v);
     const entries = Object.keys(v).sort().map((k) => [k, element(field, v[k])] as const);
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
@@ -67,15 +68,15 @@ function fieldValue(field: protobuf.Field, v: unknown): Json | undefined {
 }
 
 function isDefault(field: protobuf.Field, v: Json): boolean {
-  if (field.resolvedType instanceof protobuf.Type) return false;
-  if (field.resolvedType instanceof protobuf.Enum) return typeof v === 'string' ? field.resolvedType.values[v] === 0 : v === 0;
+  if (field.resolvedType instanceof protobufLibrary().Type) return false;
+  if (field.resolvedType instanceof protobufLibrary().Enum) return typeof v === 'string' ? field.resolvedType.values[v] === 0 : v === 0;
   return v === 0 || v === '' || v === false || v === '0';
 }
 
 function element(field: protobuf.Field, v: unknown): Json {
   const t = field.resolvedType;
-  if (t instanceof protobuf.Type) return canonicalMessage(t, v);
-  if (t instanceof protobuf.Enum) {
+  if (t instanceof protobufLibrary().Type) return canonicalMessage(t, v);
+  if (t instanceof protobufLibrary().Enum) {
     if (typeof v === 'number') return t.valuesById[v] ?? v;
     if (typeof v === 'string' && /^-?\d+$/.test(v)) return t.valuesById[Number(v)] ?? Number(v);
     return plain(v);
@@ -87,7 +88,7 @@ const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64'])
 const INT_TYPES = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
 
 function scalar(type: string, v: unknown): Json {
-  if (LONG_TYPES.has(type)) return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : isObject(v) && 'low' in v ? protobuf.util.LongBits.from(v as never).toNumber().toString() : plain(v);
+  if (LONG_TYPES.has(type)) return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : isObject(v) && 'low' in v ? protobufLibrary().util.LongBits.from(v as never).toNumber().toString() : plain(v);
   if (INT_TYPES.has(type)) return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : plain(v);
   if (type === 'double' || type === 'float') return typeof v === 'string' && v !== '' && !Number.isNaN(Number(v)) ? Number(v) : plain(v);
   if (type === 'bytes') return v instanceof Uint8Array ? Buffer.from(v).toString('base64') : plain(v);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { inject, injectable } from 'inversify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../shared/prom-client';
 
 /*
  * The control-plane core's metrics, named exactly as in spec/01 ("Events"). Kinds map as

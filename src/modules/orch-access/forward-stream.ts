@@ -1,5 +1,6 @@
 import { Duplex, PassThrough, Writable } from 'node:stream';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { type ClientOptions, WebSocket } from 'ws';
 import { errorFromStatus } from '../orch';
 import { UserError } from '../shared/user-error';
@@ -212,7 +213,7 @@ export async function openForward(kc: k8s.KubeConfig, target: ForwardTargetName,
   // Writes do not go through the library's stdin wiring (it has no flow control); it still wants a stream.
   const input = new PassThrough();
   stream.once('close', () => input.destroy());
-  const forward = new k8s.PortForward(kc, true, new ForwardSocketOpener(kc, target, timeoutMs));
+  const forward = new (orchLibrary().PortForward)(kc, true, new ForwardSocketOpener(kc, target, timeoutMs));
   const ws = (await forward.portForward(target.namespace, target.pod, [target.port], output, errors, input)) as WebSocket;
   stream.attach(ws);
   return stream;

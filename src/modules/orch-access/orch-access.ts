@@ -1,4 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { inject, injectable } from 'inversify';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
@@ -37,7 +38,7 @@ export class OrchAccess {
     const name = checkName(parsed.kind, parsed.name);
     if (parsed.kind === 'pod') {
       try {
-        return await this.client.api(k8s.CoreV1Api).readNamespacedPod({ name, namespace: ns });
+        return await this.client.api(orchLibrary().CoreV1Api).readNamespacedPod({ name, namespace: ns });
       } catch (err) {
         if (statusCodeOf(err) === 404) throw new UserError(`pod ${name} not found in namespace ${ns}`);
         throw new UserError(`cannot read pod ${name} in namespace ${ns}: ${apiErrorMessage(err)}`);
@@ -45,7 +46,7 @@ export class OrchAccess {
     }
     let deployment: k8s.V1Deployment;
     try {
-      deployment = await this.client.api(k8s.AppsV1Api).readNamespacedDeployment({ name, namespace: ns });
+      deployment = await this.client.api(orchLibrary().AppsV1Api).readNamespacedDeployment({ name, namespace: ns });
     } catch (err) {
       if (statusCodeOf(err) === 404) throw new UserError(`deployment ${name} not found in namespace ${ns}`);
       throw new UserError(`cannot read deployment ${name} in namespace ${ns}: ${apiErrorMessage(err)}`);
@@ -63,7 +64,7 @@ export class OrchAccess {
     const ns = checkNamespace(namespace);
     let list: k8s.V1PodList;
     try {
-      list = await this.client.api(k8s.CoreV1Api).listNamespacedPod({ namespace: ns, labelSelector: selector });
+      list = await this.client.api(orchLibrary().CoreV1Api).listNamespacedPod({ namespace: ns, labelSelector: selector });
     } catch (err) {
       throw new UserError(`cannot list pods in namespace ${ns} with selector ${JSON.stringify(selector)}: ${apiErrorMessage(err)}`);
     }

@@ -1,4 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from './library';
 import { inject, injectable, optional } from 'inversify';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { errorFromStatus, OrchApiError } from './api-error';
@@ -6,7 +7,7 @@ import { loadOrchConfig, OrchConfigError } from './config';
 import { Informer, InformerObserver, InformerOptions, InformerTransport, ListPage } from './informer';
 import { DefaultOrchConfigFile } from './default-config';
 import { OrchMetrics } from './metrics';
-import { Impersonation, impersonates, ImpersonatingHttpLibrary, ImpersonatingKubeConfig } from './impersonation';
+import { Impersonation, impersonates, ImpersonatingHttpLibrary, impersonatingKubeConfig } from './impersonation';
 import { describeResource, OrchObject, OrchResource } from './resources';
 import { TokenBucket } from './rate-limiter';
 
@@ -82,7 +83,7 @@ export class OrchClient implements InformerTransport {
   get kubeConfig(): k8s.KubeConfig {
     if (!this.config) {
       const loaded = this.options.kubeConfig ?? this.loadConfig();
-      this.config = impersonates(this.options.impersonate) ? new ImpersonatingKubeConfig(loaded, this.options.impersonate) : loaded;
+      this.config = impersonates(this.options.impersonate) ? impersonatingKubeConfig(loaded, this.options.impersonate) : loaded;
     }
     return this.config;
   }
@@ -130,13 +131,13 @@ export class OrchClient implements InformerTransport {
     const kc = this.kubeConfig;
     await this.bucket.take();
     this.sent++;
-    return new k8s.Watch(kc).watch(path, query, onEvent, onDone);
+    return new (orchLibrary().Watch)(kc).watch(path, query, onEvent, onDone);
   }
 
   /** GET `path` as JSON; a non-2xx answer is an OrchApiError with the Status message. */
   async getJson(path: string, query: Record<string, string> = {}): Promise<unknown> {
     const configuration = this.apiConfiguration();
-    let context = configuration.baseServer.makeRequestContext(path, k8s.HttpMethod.GET);
+    let context = configuration.baseServer.makeRequestContext(path, orchLibrary().HttpMethod.GET);
     for (const [k, v] of Object.entries(query)) context.setQueryParam(k, v);
     context.setHeaderParam('Accept', 'application/json');
     await this.kubeConfig.applySecurityAuthentication(context);
@@ -165,12 +166,12 @@ export class OrchClient implements InformerTransport {
       post: async (response) => response,
     };
     const impersonate = this.options.impersonate;
-    this.configuration = k8s.createConfiguration({
-      baseServer: new k8s.ServerConfiguration(server, {}),
+    this.configuration = orchLibrary().createConfiguration({
+      baseServer: new (orchLibrary().ServerConfiguration)(server, {}),
       authMethods: { default: kc },
       promiseMiddleware: [pace],
       // Only impersonation needs repeated header lines, which the library's fetch cannot send.
-      ...(impersonates(impersonate) ? { httpApi: k8s.wrapHttpLibrary(new ImpersonatingHttpLibrary(impersonate)) } : {}),
+      ...(impersonates(impersonate) ? { httpApi: orchLibrary().wrapHttpLibrary(new ImpersonatingHttpLibrary(impersonate)) } : {}),
     });
     return this.configuration;
   }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from './library';
 import { parse } from 'yaml';
 import { UserError } from '../shared/user-error';
 
@@ -20,7 +21,7 @@ export class OrchConfigError extends UserError {
  * The library does the parsing; we only name the source in errors.
  */
 export function loadOrchConfig(path?: string, context?: string): k8s.KubeConfig {
-  const config = new k8s.KubeConfig();
+  const config = new (orchLibrary().KubeConfig)();
   try {
     if (path) loadFile(config, path);
     else config.loadFromCluster();
@@ -50,7 +51,7 @@ export function loadOrchConfig(path?: string, context?: string): k8s.KubeConfig 
 
 /** A config for one API server address, as tests and the CNI plugin's own file need. */
 export function orchConfigFor(server: string, options: { token?: string; caData?: string; skipTlsVerify?: boolean } = {}): k8s.KubeConfig {
-  const config = new k8s.KubeConfig();
+  const config = new (orchLibrary().KubeConfig)();
   config.loadFromOptions({
     clusters: [{ name: 'orch', server, caData: options.caData, skipTLSVerify: options.skipTlsVerify ?? false }],
     users: [{ name: 'mesh', token: options.token }],
@@ -77,7 +78,7 @@ function loadFile(config: k8s.KubeConfig, path: string): void {
  * @throws OrchConfigError naming `source`.
  */
 export function orchConfigFromText(text: string, source: string): k8s.KubeConfig {
-  const config = new k8s.KubeConfig();
+  const config = new (orchLibrary().KubeConfig)();
   try {
     if (Buffer.byteLength(text) > MAX_ORCH_CONFIG_BYTES) throw new Error(`more than the ${MAX_ORCH_CONFIG_BYTES} bytes an orchestrator config may have`);
     loadText(config, text);

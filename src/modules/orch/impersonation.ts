@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from './library';
 
 /**
  * Acting as another identity toward the orchestrator API (kubectl's `--as`, `--as-group`,
@@ -37,40 +38,50 @@ export function impersonationHeaders(impersonate: Impersonation): Record<string,
  * through ImpersonatingHttpLibrary; a typed client made with `makeApiClient` directly carries a
  * single group only (use `OrchClient.api`).
  */
-export class ImpersonatingKubeConfig extends k8s.KubeConfig {
-  constructor(
-    base: k8s.KubeConfig,
-    readonly impersonate: Impersonation,
-  ) {
-    super();
-    this.loadFromOptions({ clusters: base.clusters, users: base.users, contexts: base.contexts, currentContext: base.getCurrentContext() });
-  }
+export function impersonatingKubeConfig(base: k8s.KubeConfig, impersonate: Impersonation): k8s.KubeConfig {
+  return new (impersonatingKubeConfigClass())(base, impersonate);
+}
 
-  override async applyToHTTPSOptions(opts: Parameters<k8s.KubeConfig['applyToHTTPSOptions']>[0]): Promise<void> {
-    await super.applyToHTTPSOptions(opts);
-    opts.headers = { ...(opts.headers ?? {}), ...impersonationHeaders(this.impersonate) };
-  }
+type ImpersonatingKubeConfigClass = new (base: k8s.KubeConfig, impersonate: Impersonation) => k8s.KubeConfig;
+let kubeConfigClass: ImpersonatingKubeConfigClass | undefined;
 
-  override async applyToFetchOptions(opts: https.RequestOptions): Promise<FetchInit> {
-    const init = await super.applyToFetchOptions(opts);
-    // Pairs rather than a Headers object, which would join the groups into one line.
-    const pairs: [string, string][] = [];
-    new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
-      if (!name.startsWith('impersonate-')) pairs.push([name, value]);
-    });
-    for (const [name, value] of Object.entries(impersonationHeaders(this.impersonate))) {
-      for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, v]);
+/** The subclass is made on first use: its base class is the library's, loaded on first use (./library). */
+function impersonatingKubeConfigClass(): ImpersonatingKubeConfigClass {
+  return (kubeConfigClass ??= class ImpersonatingKubeConfig extends orchLibrary().KubeConfig {
+    constructor(
+      base: k8s.KubeConfig,
+      readonly impersonate: Impersonation,
+    ) {
+      super();
+      this.loadFromOptions({ clusters: base.clusters, users: base.users, contexts: base.contexts, currentContext: base.getCurrentContext() });
     }
-    return { ...init, headers: pairs };
-  }
 
-  override async applySecurityAuthentication(context: k8s.RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    for (const [name, value] of Object.entries(impersonationHeaders(this.impersonate))) {
-      if (!Array.isArray(value)) context.setHeaderParam(name, value);
-      else if (value.length === 1) context.setHeaderParam(name, value[0]);
+    override async applyToHTTPSOptions(opts: Parameters<k8s.KubeConfig['applyToHTTPSOptions']>[0]): Promise<void> {
+      await super.applyToHTTPSOptions(opts);
+      opts.headers = { ...(opts.headers ?? {}), ...impersonationHeaders(this.impersonate) };
     }
-  }
+
+    override async applyToFetchOptions(opts: https.RequestOptions): Promise<FetchInit> {
+      const init = await super.applyToFetchOptions(opts);
+      // Pairs rather than a Headers object, which would join the groups into one line.
+      const pairs: [string, string][] = [];
+      new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
+        if (!name.startsWith('impersonate-')) pairs.push([name, value]);
+      });
+      for (const [name, value] of Object.entries(impersonationHeaders(this.impersonate))) {
+        for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, v]);
+      }
+      return { ...init, headers: pairs };
+    }
+
+    override async applySecurityAuthentication(context: k8s.RequestContext): Promise<void> {
+      await super.applySecurityAuthentication(context);
+      for (const [name, value] of Object.entries(impersonationHeaders(this.impersonate))) {
+        if (!Array.isArray(value)) context.setHeaderParam(name, value);
+        else if (value.length === 1) context.setHeaderParam(name, value[0]);
+      }
+    }
+  });
 }
 
 /**
@@ -97,7 +108,7 @@ export class ImpersonatingHttpLibrary implements k8s.PromiseHttpLibrary {
           const all = Buffer.concat(chunks);
           const responseHeaders: Record<string, string> = {};
           for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-          resolve(new k8s.ResponseContext(res.statusCode ?? 0, responseHeaders, { text: async () => all.toString('utf8'), binary: async () => all }));
+          resolve(new (orchLibrary().ResponseContext)(res.statusCode ?? 0, responseHeaders, { text: async () => all.toString('utf8'), binary: async () => all }));
         });
       });
       req.on('error', reject);

@@ -1,7 +1,8 @@
+export { orchLibrary } from './library';
 export { loadOrchConfig, orchConfigFor, orchConfigFromText, OrchConfigError } from './config';
 export { apiErrorMessage, errorFromStatus, OrchApiError, statusCodeOf } from './api-error';
 export { OrchClient, OrchClientOptions, OrchClientOptionsToken } from './client';
-export { Impersonation, impersonationHeaders, ImpersonatingKubeConfig } from './impersonation';
+export { Impersonation, impersonationHeaders, impersonatingKubeConfig } from './impersonation';
 export { Informer, InformerHandlers, InformerObserver, InformerOptions, InformerTransport, ListPage } from './informer';
 export { OrchMetrics, WatchEvent } from './metrics';
 export { orchModule } from './module';

@@ -4,7 +4,7 @@
  * queues' depth, latency and handling time (only with MESH_ENABLE_CONTROLLER_QUEUE_METRICS).
  */
 import { inject, injectable } from 'inversify';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from '../shared/prom-client';
 import { DaemonMetrics } from '../monitoring';
 import { Settings, SettingsToken } from '../settings';
 import { QueueObserver } from './work-queue';

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { apiErrorMessage, OrchClient } from '../orch';
 import { UserError } from '../shared/user-error';
 import { ensureReaderAccount, READER_RULES, serviceAccountToken } from './reader-account';
@@ -55,7 +56,7 @@ function readerRules(manifests: string | undefined): k8s.V1PolicyRule[] {
 
 async function namespaceUid(client: OrchClient, namespace: string): Promise<string> {
   try {
-    const ns = await client.api(k8s.CoreV1Api).readNamespace({ name: namespace });
+    const ns = await client.api(orchLibrary().CoreV1Api).readNamespace({ name: namespace });
     if (!ns.metadata?.uid) throw new UserError(`Namespace ${namespace} has no UID; give the cluster name with --name`);
     return ns.metadata.uid;
   } catch (err) {

@@ -4,7 +4,8 @@
  * the daemon's registry reads of a remote cluster; the token is the account's legacy token
  * Secret when it has one, otherwise a TokenRequest.
  */
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
 
@@ -25,8 +26,8 @@ export function readerRoleName(ns: string): string {
 
 /** Creates what is missing of the service account, its ClusterRole and binding; existing objects are left as they are. */
 export async function ensureReaderAccount(client: OrchClient, namespace: string, serviceAccount: string, rules: k8s.V1PolicyRule[] = READER_RULES): Promise<void> {
-  const core = client.api(k8s.CoreV1Api);
-  const rbac = client.api(k8s.RbacAuthorizationV1Api);
+  const core = client.api(orchLibrary().CoreV1Api);
+  const rbac = client.api(orchLibrary().RbacAuthorizationV1Api);
   const role = readerRoleName(namespace);
   await createIfMissing(`ServiceAccount ${namespace}/${serviceAccount}`, () =>
     core.createNamespacedServiceAccount({ namespace, body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccount, namespace } } }),
@@ -63,7 +64,7 @@ async function createIfMissing(what: string, create: () => Promise<unknown>): Pr
  * @throws UserError naming the account when it does not exist or no token can be had.
  */
 export async function serviceAccountToken(client: OrchClient, namespace: string, serviceAccount: string): Promise<string> {
-  const core = client.api(k8s.CoreV1Api);
+  const core = client.api(orchLibrary().CoreV1Api);
   const where = `ServiceAccount ${namespace}/${serviceAccount}`;
   try {
     await core.readNamespacedServiceAccount({ name: serviceAccount, namespace });

@@ -3,7 +3,8 @@
  * `mesh.io/tag=<tag>` and `mesh.io/rev=<revision>` (see tag-webhooks.ts). Namespaces use a tag
  * by the label `mesh.io/rev=<tag>`.
  */
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { inject, injectable } from 'inversify';
 import { stringify } from 'yaml';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
@@ -41,7 +42,7 @@ export class RevisionTags {
   constructor(@inject(OrchClient) private readonly client: OrchClient) {}
 
   private get admission(): k8s.AdmissionregistrationV1Api {
-    return this.client.api(k8s.AdmissionregistrationV1Api);
+    return this.client.api(orchLibrary().AdmissionregistrationV1Api);
   }
 
   /** Every tag with its revision and the namespaces labelled with it. */
@@ -155,7 +156,7 @@ export class RevisionTags {
   }
 
   private async namespaces(labelSelector?: string): Promise<k8s.V1Namespace[]> {
-    return (await this.call('list Namespaces', () => this.client.api(k8s.CoreV1Api).listNamespace(labelSelector ? { labelSelector } : {}))).items;
+    return (await this.call('list Namespaces', () => this.client.api(orchLibrary().CoreV1Api).listNamespace(labelSelector ? { labelSelector } : {}))).items;
   }
 
   private async deleteMutating(name: string): Promise<void> {

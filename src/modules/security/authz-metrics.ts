@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { Counter } from 'prom-client';
+import { Counter } from '../shared/prom-client';
 import { DaemonMetrics } from '../monitoring';
 import type { ExtAuthzObserver } from './authz';
 

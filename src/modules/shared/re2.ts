@@ -4,7 +4,12 @@
  * input (re2js, a port of RE2), and Envoy's bound on the size of the compiled program.
  * Config validation, the generators and the built-in proxy all go through this module.
  */
-import { RE2JS, RE2JSException } from 're2js';
+import type { RE2JS, RE2JSException } from 're2js';
+import { onFirstUse } from './on-first-use';
+
+// re2js is one large file; loaded when the first pattern is compiled, not at every program start.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const re2js = onFirstUse(() => require('re2js') as typeof import('re2js'));
 
 /**
  * The largest compiled program accepted: Envoy's runtime `re2.max_program_size.error_level`
@@ -33,9 +38,9 @@ const HINTS: Array<[RegExp, string]> = [
 export function compileRe2(pattern: string): RE2JS {
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(pattern);
+    compiled = re2js().RE2JS.compile(pattern);
   } catch (err) {
-    if (!(err instanceof RE2JSException)) throw err;
+    if (!(err instanceof re2js().RE2JSException)) throw err;
     throw new Re2SyntaxError(describe(err));
   }
   const size = compiled.programSize();
@@ -72,7 +77,7 @@ export function compileFullMatcher(pattern: string): FullMatcher {
 
 /** `text` quoted so that RE2 reads it literally (RE2::QuoteMeta's escapes of the syntax characters). */
 export function quoteRe2(text: string): string {
-  return RE2JS.quote(text);
+  return re2js().RE2JS.quote(text);
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Waypoints on the cluster: generated, applied (with namespace enrollment), waited for, listed, deleted. */
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { inject, injectable } from 'inversify';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
 import { UserError } from '../shared/user-error';
@@ -25,7 +26,7 @@ export class Waypoints {
   constructor(@inject(OrchClient) private readonly client: OrchClient) {}
 
   private get custom(): k8s.CustomObjectsApi {
-    return this.client.api(k8s.CustomObjectsApi);
+    return this.client.api(orchLibrary().CustomObjectsApi);
   }
 
   /** Creates or updates the waypoint (another class or traffic type only with `overwrite`). */
@@ -63,7 +64,7 @@ export class Waypoints {
 
   /** Labels the namespace `mesh.io/use-waypoint=<name>`. */
   async enroll(namespace: string, name: string): Promise<void> {
-    const core = this.client.api(k8s.CoreV1Api);
+    const core = this.client.api(orchLibrary().CoreV1Api);
     const ns = await this.readNamespace(namespace);
     if (ns.metadata?.labels?.[USE_WAYPOINT_LABEL] === name) return;
     const body: k8s.V1Namespace = { ...ns, metadata: { ...ns.metadata, labels: { ...(ns.metadata?.labels ?? {}), [USE_WAYPOINT_LABEL]: name } } };
@@ -72,7 +73,7 @@ export class Waypoints {
 
   private async readNamespace(namespace: string): Promise<k8s.V1Namespace> {
     try {
-      return await this.client.api(k8s.CoreV1Api).readNamespace({ name: namespace });
+      return await this.client.api(orchLibrary().CoreV1Api).readNamespace({ name: namespace });
     } catch (err) {
       if (statusCodeOf(err) === 404) throw new UserError(`namespace ${namespace} not found`);
       throw new UserError(`cannot read Namespace ${namespace}: ${apiErrorMessage(err)}`);

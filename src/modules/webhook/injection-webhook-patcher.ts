@@ -7,7 +7,8 @@
  * for another revision is not this daemon's to patch.
  */
 import type { V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
+import type { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { inject, injectable } from 'inversify';
 import { describeApiError, ELECTIONS, SingletonController } from '../leader-election';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
@@ -50,7 +51,7 @@ export class InjectionWebhookPatcher implements SingletonController {
   }
 
   start(): void {
-    const api = this.orch.api(AdmissionregistrationV1Api);
+    const api = this.orch.api(orchLibrary().AdmissionregistrationV1Api);
     this.follower.start(
       {
         reconcile: (name) => this.reconcile(api, name),

@@ -11,7 +11,7 @@
  *   webhook_patch_failures_total  name, reason (PatchFailure)
  */
 import { inject, injectable } from 'inversify';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Histogram } from '../shared/prom-client';
 import { DaemonMetrics } from '../monitoring';
 
 export type ValidationFailure = 'unsupported_operation' | 'yaml_decode_error' | 'invalid_resource';

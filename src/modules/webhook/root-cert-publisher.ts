@@ -8,7 +8,8 @@
  * ConfigMap differs from what it should be.
  */
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
+import type { CoreV1Api } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { inject, injectable } from 'inversify';
 import { describeApiError, ELECTIONS, SingletonController } from '../leader-election';
@@ -48,7 +49,7 @@ export class RootCertPublisher implements SingletonController {
 
   start(): void {
     if (this.namespaces) return;
-    const api = this.orch.api(CoreV1Api);
+    const api = this.orch.api(orchLibrary().CoreV1Api);
     const name = this.options.caCertConfigMapName;
     this.queue = new ReconcileQueue<string>({
       reconcile: (ns) => this.reconcile(api, ns),

@@ -8,7 +8,8 @@
  * reachable yet does not block every mesh resource.
  */
 import type { V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { AdmissionregistrationV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
+import type { AdmissionregistrationV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { inject, injectable } from 'inversify';
 import { describeApiError, ELECTIONS, SingletonController } from '../leader-election';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
@@ -51,8 +52,8 @@ export class ValidationWebhookController implements SingletonController {
 
   start(): void {
     if (this.options.validationWebhookConfigName === '') return;
-    const admission = this.orch.api(AdmissionregistrationV1Api);
-    const objects = this.orch.api(CustomObjectsApi);
+    const admission = this.orch.api(orchLibrary().AdmissionregistrationV1Api);
+    const objects = this.orch.api(orchLibrary().CustomObjectsApi);
     this.follower.start(
       {
         reconcile: (name) => this.reconcile(admission, objects, name),

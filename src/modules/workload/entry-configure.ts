@@ -5,7 +5,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../orch';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseMeshConfig } from '../mesh-config';
 import { apiErrorMessage, OrchClient, statusCodeOf } from '../orch';
@@ -48,7 +49,7 @@ export async function configureEntry(client: OrchClient, o: EntryConfigureOption
   }
   const group = o.file ? groupFromFile(o.file, o.namespace) : await groupFromApi(client, o.name, o.namespace);
   const suffix = o.revision && o.revision !== 'default' ? `-${o.revision}` : '';
-  const core = client.api(k8s.CoreV1Api);
+  const core = client.api(orchLibrary().CoreV1Api);
 
   const meshText = (await readConfigMap(core, o.systemNamespace, `mesh${suffix}`))?.data?.mesh ?? '';
   const where = `ConfigMap ${o.systemNamespace}/mesh${suffix} key mesh`;
@@ -133,7 +134,7 @@ async function groupFromApi(client: OrchClient, name?: string, namespace?: strin
   if (!name || !namespace) throw new UserError('expecting a WorkloadGroup: give --file, or --name and --namespace');
   const where = `WorkloadGroup ${namespace}/${name}`;
   try {
-    const obj = await client.api(k8s.CustomObjectsApi).getNamespacedCustomObject({ group: 'networking.mesh.io', version: 'v1', namespace, plural: 'workloadgroups', name });
+    const obj = await client.api(orchLibrary().CustomObjectsApi).getNamespacedCustomObject({ group: 'networking.mesh.io', version: 'v1', namespace, plural: 'workloadgroups', name });
     return groupTemplate(obj, where, namespace);
   } catch (err) {
     if (err instanceof UserError) throw err;

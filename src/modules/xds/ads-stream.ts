@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { ChangeSet, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
@@ -169,10 +170,10 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
     try {
       const query = parseDebugRequest(typeUrl, resourceNames);
       const service = this.services.debug?.();
-      if (!service) throw new XdsDebugError(grpc.status.UNIMPLEMENTED, 'this server answers no debug requests');
+      if (!service) throw new XdsDebugError(grpcLibrary().status.UNIMPLEMENTED, 'this server answers no debug requests');
       resources = await service.answer(this.conn, query);
     } catch (err) {
-      const e = err instanceof XdsDebugError ? err : new XdsDebugError(grpc.status.INTERNAL, (err as Error).message);
+      const e = err instanceof XdsDebugError ? err : new XdsDebugError(grpcLibrary().status.INTERNAL, (err as Error).message);
       this.options.logger.warn(`debug request ${typeUrl} ${JSON.stringify(resourceNames).slice(0, 200)} from node:${this.conn.proxy.id} (${this.conn.peer}) failed: ${e.message}`);
       this.endWithStatus(e.code, e.message);
       return;

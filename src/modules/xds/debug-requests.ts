@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { encodeMessage } from '../envoy/protos';
 import { XdsConnection } from './connection';
 
@@ -46,11 +47,11 @@ const MAX_NAME_LENGTH = 4096;
 /** Reads a debug request; throws XdsDebugError (INVALID_ARGUMENT) when it is malformed. */
 export function parseDebugRequest(typeUrl: string, resourceNames: readonly string[]): DebugQuery {
   const names = resourceNames.filter((n) => n !== '' && n !== '*');
-  if (names.length > 1) throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `a debug request names one resource, not ${names.length} (${names.slice(0, 5).join(', ')})`);
+  if (names.length > 1) throw new XdsDebugError(grpcLibrary().status.INVALID_ARGUMENT, `a debug request names one resource, not ${names.length} (${names.slice(0, 5).join(', ')})`);
   const resource = names[0];
-  if (resource !== undefined && resource.length > MAX_NAME_LENGTH) throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `the resource name of a debug request is longer than ${MAX_NAME_LENGTH} characters`);
+  if (resource !== undefined && resource.length > MAX_NAME_LENGTH) throw new XdsDebugError(grpcLibrary().status.INVALID_ARGUMENT, `the resource name of a debug request is longer than ${MAX_NAME_LENGTH} characters`);
   if (typeUrl === DEBUG_TYPE) {
-    if (resource === undefined) throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `${DEBUG_TYPE} needs the debug type as its resource name, e.g. syncz or config_dump?proxyID=<proxy>`);
+    if (resource === undefined) throw new XdsDebugError(grpcLibrary().status.INVALID_ARGUMENT, `${DEBUG_TYPE} needs the debug type as its resource name, e.g. syncz or config_dump?proxyID=<proxy>`);
     const [name, search = ''] = splitQuery(resource);
     return { typeUrl, name: checkedName(name), query: new URLSearchParams(search), resourceName: resource };
   }
@@ -72,7 +73,7 @@ function checkedName(name: string): string {
   const clean = name.replace(/^\/+|\/+$/g, '');
   const segments = clean.split('/');
   if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(clean) || segments.some((s) => s === '.' || s === '..')) {
-    throw new XdsDebugError(grpc.status.INVALID_ARGUMENT, `"${name.slice(0, 100)}" is not a debug type name`);
+    throw new XdsDebugError(grpcLibrary().status.INVALID_ARGUMENT, `"${name.slice(0, 100)}" is not a debug type name`);
   }
   return clean;
 }

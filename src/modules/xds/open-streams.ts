@@ -1,4 +1,4 @@
-import * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { structToJson } from '../envoy/struct';
 import { SHORT_TYPE } from '../envoy/type-urls';
@@ -48,7 +48,7 @@ export class OpenStreams {
           proxy = parseProxy(node.id, structToJson(node.metadata));
         } catch (err) {
           log.warn(`rejecting xDS stream from ${call.getPeer()}: ${(err as Error).message}`);
-          call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: (err as Error).message });
+          call.emit('error', { code: grpcLibrary().status.INVALID_ARGUMENT, details: (err as Error).message });
           return;
         }
         const conn = new XdsConnection(proxy, protocol, call.getPeer());
@@ -90,7 +90,7 @@ export class OpenStreams {
         const caller = await auth.authorize(call, conn.proxy);
         if (caller) conn.identities = caller.identities;
       } catch (err) {
-        const e = err instanceof XdsAuthError ? err : new XdsAuthError(grpc.status.UNAUTHENTICATED, (err as Error).message);
+        const e = err instanceof XdsAuthError ? err : new XdsAuthError(grpcLibrary().status.UNAUTHENTICATED, (err as Error).message);
         log.warn(`refusing xDS stream for node:${conn.proxy.id} from ${conn.peer}: ${e.message}`);
         stream.close();
         call.emit('error', { code: e.code, details: e.message });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { inject, injectable } from 'inversify';
 import { ChangeSet, XdsGenerator } from '../model/generator';
 import { ScopedLogger } from '../logging';
@@ -90,7 +91,7 @@ export class XdsServer {
 
   /** Binds the plaintext `host:port` (port 0 picks one) and resolves with the bound port. */
   async start(host: string, port: number): Promise<number> {
-    return this.listen({ host, port, credentials: grpc.ServerCredentials.createInsecure() });
+    return this.listen({ host, port, credentials: grpcLibrary().ServerCredentials.createInsecure() });
   }
 
   /**
@@ -98,7 +99,7 @@ export class XdsServer {
    * the CA service beside it. Resolves with the bound port.
    */
   async listen(listener: XdsListener): Promise<number> {
-    const server = new grpc.Server(channelOptions(this.options));
+    const server = new (grpcLibrary().Server)(channelOptions(this.options));
     const { methods, handlers } = adsService(this.options.deltaEnabled, (call, protocol) => this.streams.serve(call, protocol, listener.auth));
     server.addService(methods, handlers);
     for (const extra of listener.services ?? []) server.addService(extra.definition, extra.implementation);

@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../shared/grpc-library';
 import { Proxy } from '../model/proxy';
 
 /** Refusal of an xDS stream, with the gRPC status the client sees. */
@@ -52,13 +53,13 @@ export function xdsStreamAuth(policy: XdsAuthPolicy): XdsStreamAuth {
         }
       }
       if (!caller) {
-        throw new XdsAuthError(grpc.status.UNAUTHENTICATED, `authentication failed: ${reasons.join('; ') || 'no credentials'}`);
+        throw new XdsAuthError(grpcLibrary().status.UNAUTHENTICATED, `authentication failed: ${reasons.join('; ') || 'no credentials'}`);
       }
       if (policy.identityCheck) {
         const namespaces = caller.identities.map((id) => policy.namespaceOf(id)).filter((n): n is string => n !== undefined);
         if (!namespaces.includes(proxy.namespace)) {
           throw new XdsAuthError(
-            grpc.status.PERMISSION_DENIED,
+            grpcLibrary().status.PERMISSION_DENIED,
             `identity ${caller.identities.join(', ') || '(none)'} may not request config for namespace "${proxy.namespace}" (PILOT_ENABLE_XDS_IDENTITY_CHECK)`,
           );
         }

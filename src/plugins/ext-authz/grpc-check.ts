@@ -3,7 +3,8 @@
  * built-in proxy's ext_authz calls it: one channel per endpoint (and TLS context) of the
  * provider's cluster, messages encoded with the Envoy protos.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../modules/shared/grpc-library';
 import type { SecureContext } from 'node:tls';
 import { decodeMessage, encodeMessage, loadMoreEnvoyProtos } from '../../modules/envoy/protos';
 import { typeUrlOf } from '../../modules/envoy/type-urls';
@@ -42,7 +43,7 @@ type CheckClient = grpc.Client & { Check(request: object, metadata: grpc.Metadat
 
 export class AuthorizationClients {
   private readonly clients = new Map<string, { client: CheckClient; context?: SecureContext }>();
-  private readonly Client = grpc.makeGenericClientConstructor(authorizationServiceDefinition(), 'Authorization') as unknown as new (
+  private readonly Client = grpcLibrary().makeGenericClientConstructor(authorizationServiceDefinition(), 'Authorization') as unknown as new (
     address: string,
     credentials: grpc.ChannelCredentials,
     options: grpc.ChannelOptions,
@@ -52,7 +53,7 @@ export class AuthorizationClients {
   check(target: ClusterTarget, authority: string, request: object, timeoutMs: number): Promise<Record<string, unknown>> {
     const client = this.clientFor(target, authority);
     return new Promise((resolve, reject) => {
-      client.Check(request, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, response) => (err ? reject(err) : resolve(response ?? {})));
+      client.Check(request, new (grpcLibrary().Metadata)(), { deadline: Date.now() + timeoutMs }, (err, response) => (err ? reject(err) : resolve(response ?? {})));
     });
   }
 
@@ -69,8 +70,8 @@ export class AuthorizationClients {
     if (current && current.context === context) return current.client;
     current?.client.close();
     const credentials = target.tls?.secureContext
-      ? grpc.credentials.createFromSecureContext(target.tls.secureContext, { checkServerIdentity: target.tls.checkServerIdentity })
-      : grpc.credentials.createInsecure();
+      ? grpcLibrary().credentials.createFromSecureContext(target.tls.secureContext, { checkServerIdentity: target.tls.checkServerIdentity })
+      : grpcLibrary().credentials.createInsecure();
     const host = target.address.includes(':') ? `[${target.address}]` : target.address;
     const client = new this.Client(`${host}:${target.port}`, credentials, authority ? { 'grpc.default_authority': authority } : {});
     this.clients.set(key, { client, context });

@@ -1,6 +1,10 @@
 import { createPrivateKey, KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import { exportJWK, type JWK, SignJWT } from 'jose';
-import { x509 } from '../../../src/modules/security/ca/x509';
+import * as x509 from '@peculiar/x509';
+import { x509Library } from '../../../src/modules/security/ca/x509';
+
+// Sets the library's crypto provider (Node's WebCrypto), as the CA does before its first use.
+x509Library();
 
 /*
  * The server's TLS identity: a test CA (ECDSA P-256, made with @peculiar/x509) and a serving

@@ -273,17 +273,18 @@ describe('meshctl bug-report (through the orchestrator API)', function () {
       [['--start-time', '2024-01-01T00:00:00Z', '--duration', '5m'], '--start-time and --duration cannot be used together'],
       [['--end-time', 'yesterday'], '--end-time "yesterday" is not an RFC 3339 time such as 2024-01-02T15:04:05Z'],
     ];
-    for (const [args, message] of cases) {
-      const r = await meshctl(...args);
-      expect(r.stderr, args.join(' ')).to.equal(`Error: ${message}\n`);
-      expect(r.code).to.equal(1);
-    }
-    const file = path.join(dir, 'bad.yaml');
-    fs.writeFileSync(file, 'a: &a [*a]\n');
-    const r = await meshctl('-f', file);
-    expect(r.code).to.equal(1);
-    expect(r.stderr).to.match(new RegExp(`^Error: config file ${file}`));
-    fs.writeFileSync(file, 'include: shop\n');
-    expect((await meshctl('-f', file)).stderr).to.equal(`Error: config file ${file}: include must be a list of strings\n`);
+    const aliasFile = path.join(dir, 'bad.yaml');
+    fs.writeFileSync(aliasFile, 'a: &a [*a]\n');
+    const typeFile = path.join(dir, 'bad-type.yaml');
+    fs.writeFileSync(typeFile, 'include: shop\n');
+    // Independent runs that each stop before the cluster: at once rather than one after another.
+    const [results, alias, wrongType] = await Promise.all([Promise.all(cases.map(([args]) => meshctl(...args))), meshctl('-f', aliasFile), meshctl('-f', typeFile)]);
+    cases.forEach(([args, message], i) => {
+      expect(results[i].stderr, args.join(' ')).to.equal(`Error: ${message}\n`);
+      expect(results[i].code).to.equal(1);
+    });
+    expect(alias.code).to.equal(1);
+    expect(alias.stderr).to.match(new RegExp(`^Error: config file ${aliasFile}`));
+    expect(wrongType.stderr).to.equal(`Error: config file ${typeFile}: include must be a list of strings\n`);
   });
 });

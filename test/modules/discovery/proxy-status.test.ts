@@ -221,16 +221,24 @@ describe('meshctl proxy-status, internal-debug and version against pilot-discove
     });
 
     it('names the proxy when no daemon has it, and the file when it is no config dump', async () => {
-      expect(await failing('proxy-status', 'nobody.nowhere', '--file', dumpFile)).to.contain('no proxy nobody.nowhere is connected to this daemon (meshd-0)');
       const bad = `${dumpFile}.bad`;
       fs.writeFileSync(bad, '{"configs": 3}');
+      // Four independent refusals: the processes run at once.
+      let nobody: string, notDump: string, missing: string, output: string;
       try {
-        expect(await failing('proxy-status', 'httpbin-1.foo', '--file', bad)).to.equal(`${bad} is not a proxy config dump: it has no "configs" list`);
+        [nobody, notDump, missing, output] = await Promise.all([
+          failing('proxy-status', 'nobody.nowhere', '--file', dumpFile),
+          failing('proxy-status', 'httpbin-1.foo', '--file', bad),
+          failing('proxy-status', 'httpbin-1.foo', '--file', `${dumpFile}.missing`),
+          failing('proxy-status', 'httpbin-1.foo', '--file', dumpFile, '-o', 'json'),
+        ]);
       } finally {
         fs.rmSync(bad, { force: true });
       }
-      expect(await failing('proxy-status', 'httpbin-1.foo', '--file', `${dumpFile}.missing`)).to.equal(`cannot read the config dump ${dumpFile}.missing: ENOENT`);
-      expect(await failing('proxy-status', 'httpbin-1.foo', '--file', dumpFile, '-o', 'json')).to.contain('--output applies to the status of every proxy');
+      expect(nobody).to.contain('no proxy nobody.nowhere is connected to this daemon (meshd-0)');
+      expect(notDump).to.equal(`${bad} is not a proxy config dump: it has no "configs" list`);
+      expect(missing).to.equal(`cannot read the config dump ${dumpFile}.missing: ENOENT`);
+      expect(output).to.contain('--output applies to the status of every proxy');
     });
   });
 

@@ -128,19 +128,22 @@ describe('meshctl tag against the orchestrator', function () {
   });
 
   it('refuses what makes no sense: an unknown revision, a bad tag name, a tag named as a revision, --auto-inject-namespaces on another tag', async () => {
-    const unknown = await meshctl('tag', 'set', 'qa', '--revision', 'nope');
+    // Each is refused without changing the cluster, so they run at once.
+    const [unknown, bad, clash, auto, noRev] = await Promise.all([
+      meshctl('tag', 'set', 'qa', '--revision', 'nope'),
+      meshctl('tag', 'set', 'Bad_Tag', '--revision', 'canary'),
+      meshctl('tag', 'set', 'stable', '--revision', 'canary'),
+      meshctl('tag', 'generate', 'qa', '-r', 'canary', '--auto-inject-namespaces'),
+      meshctl('tag', 'set', 'qa'),
+    ]);
     expect(unknown.code).to.not.equal(0);
     expect(unknown.stderr).to.contain('cannot find MutatingWebhookConfiguration with revision "nope"');
-    const bad = await meshctl('tag', 'set', 'Bad_Tag', '--revision', 'canary');
     expect(bad.code).to.not.equal(0);
     expect(bad.stderr).to.contain('invalid revision tag "Bad_Tag"');
-    const clash = await meshctl('tag', 'set', 'stable', '--revision', 'canary');
     expect(clash.code).to.not.equal(0);
     expect(clash.stderr).to.contain('a control plane revision of that name exists');
-    const auto = await meshctl('tag', 'generate', 'qa', '-r', 'canary', '--auto-inject-namespaces');
     expect(auto.code).to.not.equal(0);
     expect(auto.stderr).to.contain('--auto-inject-namespaces applies to the default tag only');
-    const noRev = await meshctl('tag', 'set', 'qa');
     expect(noRev.code).to.not.equal(0);
     expect(noRev.stderr).to.contain('--revision');
   });

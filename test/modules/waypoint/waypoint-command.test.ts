@@ -43,7 +43,15 @@ describe('meshctl waypoint against the orchestrator', function () {
   after(async () => world?.close());
 
   it('waypoint generate prints the Gateway of the waypoint class, for service traffic by default', async () => {
-    const r = await meshctl('waypoint', 'generate', '-n', 'foo');
+    // generate changes nothing, so its runs go at once.
+    const [r, customRun, bad, none, bare] = await Promise.all([
+      meshctl('waypoint', 'generate', '-n', 'foo'),
+      meshctl('waypoint', 'generate', '-n', 'foo', '--name', 'wp2', '--for', 'workload', '-r', 'canary'),
+      meshctl('waypoint', 'generate', '--for', 'everything'),
+      meshctl('waypoint', 'generate', '--name', 'none'),
+      // Without -n and without any cluster: no namespace, it goes where it is applied.
+      runCli('meshctl', ['waypoint', 'generate', '--orchconfig', '/nonexistent/config']),
+    ]);
     expect(r.code, r.stderr).to.equal(0);
     expect(parse(r.stdout)).to.deep.equal({
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -51,15 +59,11 @@ describe('meshctl waypoint against the orchestrator', function () {
       metadata: { name: 'waypoint', namespace: 'foo', labels: { 'mesh.io/waypoint-for': 'service' } },
       spec: { gatewayClassName: 'mesh-waypoint', listeners: [{ name: 'mesh-hbone', port: 15008, protocol: 'HBONE' }] },
     });
-    const custom = parse((await meshctl('waypoint', 'generate', '-n', 'foo', '--name', 'wp2', '--for', 'workload', '-r', 'canary')).stdout) as Gateway;
+    const custom = parse(customRun.stdout) as Gateway;
     expect(custom.metadata).to.deep.equal({ name: 'wp2', namespace: 'foo', labels: { 'mesh.io/waypoint-for': 'workload', 'mesh.io/rev': 'canary' } });
     expect(await gateway('foo', 'waypoint')).to.equal(undefined);
-    const bad = await meshctl('waypoint', 'generate', '--for', 'everything');
     expect(bad.code).to.not.equal(0);
-    const none = await meshctl('waypoint', 'generate', '--name', 'none');
     expect([none.code, none.stderr]).to.deep.equal([1, "Error: invalid waypoint name: 'none' is a reserved value\n"]);
-    // Without -n and without any cluster: no namespace, it goes where it is applied.
-    const bare = await runCli('meshctl', ['waypoint', 'generate', '--orchconfig', '/nonexistent/config']);
     expect(bare.code, bare.stderr).to.equal(0);
     expect((parse(bare.stdout) as Gateway).metadata).to.deep.equal({ name: 'waypoint', labels: { 'mesh.io/waypoint-for': 'service' } });
   });

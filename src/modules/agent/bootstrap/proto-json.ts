@@ -10,7 +10,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../../shared/protobuf-library';
 import { envoyProtoDirs, envoyProtos, loadMoreEnvoyProtos } from '../../envoy/protos';
 
 export class ProtoJsonError extends Error {
@@ -95,7 +96,7 @@ export function messageTypeByName(typeUrlOrName: string): protobuf.Type | undefi
 
 function lookupType(root: protobuf.Root, name: string): protobuf.Type | undefined {
   const found = root.lookup(name);
-  return found instanceof protobuf.Type ? found : undefined;
+  return found instanceof protobufLibrary().Type ? found : undefined;
 }
 
 /** The `.proto` files of the package a message name lives in (nested messages: the longest package prefix with files). */
@@ -211,8 +212,8 @@ function fieldValue(field: protobuf.Field, value: Json, at: string): unknown {
 
 function singleValue(field: protobuf.Field, value: Json, at: string): unknown {
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) return messageValue(resolved, value, at);
-  if (resolved instanceof protobuf.Enum) return enumValue(resolved, value, at);
+  if (resolved instanceof protobufLibrary().Type) return messageValue(resolved, value, at);
+  if (resolved instanceof protobufLibrary().Enum) return enumValue(resolved, value, at);
   return scalarValue(field, value, at);
 }
 

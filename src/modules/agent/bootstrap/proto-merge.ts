@@ -8,7 +8,8 @@
  * Both documents must already have been read with `protoJsonToObject` (so every key names a
  * field); the result uses the proto field names (snake_case), which Envoy reads as well.
  */
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../../shared/protobuf-library';
 import { fieldForKey, isPlainObject, Json } from './proto-json';
 
 type JsonObject = { [key: string]: Json };
@@ -31,7 +32,7 @@ function mergeField(field: protobuf.Field, base: Json | undefined, value: Json):
   if (field.map) return { ...(base as JsonObject), ...(canonicalField(field, value) as JsonObject) };
   if (field.repeated) return [...(base as Json[]), ...(canonicalField(field, value) as Json[])];
   const type = field.resolvedType;
-  if (!(type instanceof protobuf.Type)) return value;
+  if (!(type instanceof protobufLibrary().Type)) return value;
   switch (type.fullName) {
     case '.google.protobuf.Struct':
       return { ...(base as JsonObject), ...(value as JsonObject) };
@@ -59,7 +60,7 @@ export function canonicalKeys(type: protobuf.Type, json: JsonObject): JsonObject
 
 function canonicalField(field: protobuf.Field, value: Json): Json {
   const type = field.resolvedType;
-  if (!(type instanceof protobuf.Type) || value === null) return value;
+  if (!(type instanceof protobufLibrary().Type) || value === null) return value;
   const one = (v: Json): Json => canonicalMessage(type, v);
   if (field.map && isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, one(v)]));
   if (field.repeated && Array.isArray(value)) return value.map(one);
@@ -72,7 +73,7 @@ function canonicalMessage(type: protobuf.Type, value: Json): Json {
     // The held message's fields sit beside "@type"; the ones we know get their proto names.
     const url = value['@type'];
     const inner = typeof url === 'string' ? type.root.lookup(url.slice(url.lastIndexOf('/') + 1)) : null;
-    if (!(inner instanceof protobuf.Type) || inner.fullName.startsWith('.google.protobuf.')) return value;
+    if (!(inner instanceof protobufLibrary().Type) || inner.fullName.startsWith('.google.protobuf.')) return value;
     const { '@type': atType, ...rest } = value;
     return { '@type': atType, ...canonicalKeys(inner, rest) };
   }

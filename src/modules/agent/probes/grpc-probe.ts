@@ -3,8 +3,9 @@
  * `grpc.health.v1.Health/Check { service }` over plaintext, as the kubelet sends it; only
  * SERVING is a success.
  */
-import * as grpc from '@grpc/grpc-js';
-import * as protobuf from 'protobufjs';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
+import { protobufLibrary } from '../../shared/protobuf-library';
 import { GrpcAction } from './app-probers';
 import { hostPort, ProbeOutcome } from './outcome';
 
@@ -15,14 +16,14 @@ export const SERVING_STATUS = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNK
 
 /** HealthCheckRequest { string service = 1; } */
 export function encodeHealthCheckRequest(service: string): Buffer {
-  const writer = protobuf.Writer.create();
+  const writer = protobufLibrary().Writer.create();
   if (service) writer.uint32((1 << 3) | 2).string(service);
   return Buffer.from(writer.finish());
 }
 
 /** HealthCheckResponse { ServingStatus status = 1; } → the status number (0 when absent). */
 export function decodeHealthCheckStatus(bytes: Uint8Array): number {
-  const reader = protobuf.Reader.create(bytes);
+  const reader = protobufLibrary().Reader.create(bytes);
   let status = 0;
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
@@ -35,7 +36,7 @@ export function decodeHealthCheckStatus(bytes: Uint8Array): number {
 export function probeGrpc(action: GrpcAction, host: string, timeoutMs: number, userAgent?: string): Promise<ProbeOutcome> {
   const target = hostPort(host, action.port);
   const options: grpc.ClientOptions = userAgent ? { 'grpc.primary_user_agent': userAgent } : {};
-  const client = new grpc.Client(target, grpc.credentials.createInsecure(), options);
+  const client = new (grpcLibrary().Client)(target, grpcLibrary().credentials.createInsecure(), options);
   const what = `gRPC health check of ${target}${action.service ? ` (service ${JSON.stringify(action.service)})` : ''}`;
   return new Promise<ProbeOutcome>((resolve) => {
     client.makeUnaryRequest(
@@ -43,11 +44,11 @@ export function probeGrpc(action: GrpcAction, host: string, timeoutMs: number, u
       (service: string) => encodeHealthCheckRequest(service),
       (bytes: Buffer) => decodeHealthCheckStatus(bytes),
       action.service,
-      new grpc.Metadata(),
+      new (grpcLibrary().Metadata)(),
       { deadline: Date.now() + timeoutMs },
       (err, status) => {
         if (err) {
-          const why = err.code === grpc.status.UNIMPLEMENTED ? 'the server does not implement grpc.health.v1.Health' : err.code === grpc.status.DEADLINE_EXCEEDED ? `no answer within ${timeoutMs}ms` : err.details || err.message;
+          const why = err.code === grpcLibrary().status.UNIMPLEMENTED ? 'the server does not implement grpc.health.v1.Health' : err.code === grpcLibrary().status.DEADLINE_EXCEEDED ? `no answer within ${timeoutMs}ms` : err.details || err.message;
           resolve({ status: 500, detail: `${what} failed: ${why}` });
           return;
         }

@@ -4,7 +4,8 @@
  * relative to the agent's working directory, as the incumbent's are.
  */
 import * as fs from 'node:fs';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
 import { DEFAULT_SDS_SOCKET_PATH } from '../bootstrap';
 import { daemonServiceName } from '../../security/daemon-identity';
 import { Backoff } from '../../shared/backoff';
@@ -117,7 +118,7 @@ export class AgentSecurity {
   xdsCredentials(): grpc.ChannelCredentials {
     const secret = this.secrets.secret();
     if (!secret) throw new AgentSecurityError('no workload certificate yet');
-    return grpc.credentials.createSsl(Buffer.from(readRoots(this.options.xdsRootPath, 'XDS_ROOT_CA')), Buffer.from(secret.keyPem), Buffer.from(secret.certChainPem));
+    return grpcLibrary().credentials.createSsl(Buffer.from(readRoots(this.options.xdsRootPath, 'XDS_ROOT_CA')), Buffer.from(secret.keyPem), Buffer.from(secret.certChainPem));
   }
 
   /**

@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
 import { BackoffOptions } from '../../shared/backoff';
 import { caClientConstructor, MeshCertificateRequest, MeshCertificateResponse } from '../../security/ca';
 
@@ -36,14 +37,14 @@ export class CaClient {
 
   async createCertificate(csrPem: string, validitySeconds: number, credential: CaCredential, timeoutMs = 10_000): Promise<string[]> {
     const { address, serverName } = this.options;
-    const creds = grpc.credentials.createSsl(
+    const creds = grpcLibrary().credentials.createSsl(
       Buffer.from(this.options.rootsPem()),
       credential.keyPem ? Buffer.from(credential.keyPem) : null,
       credential.certChainPem ? Buffer.from(credential.certChainPem) : null,
     );
     const Client = caClientConstructor();
     const client = new Client(address, creds, serverName ? { 'grpc.ssl_target_name_override': serverName, 'grpc.default_authority': serverName } : {});
-    const metadata = new grpc.Metadata();
+    const metadata = new (grpcLibrary().Metadata)();
     if (credential.token) metadata.set('authorization', `Bearer ${credential.token}`);
     const request: MeshCertificateRequest = { csr: csrPem, validity_duration: Math.max(0, validitySeconds) };
     try {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
 import { encodeMessage } from '../../envoy/protos';
 import { decodeDiscoveryRequest, DiscoveryRequest, encodeDiscoveryResponse, EncodedResource } from '../../envoy/wire';
 import { WorkloadSecret } from './workload-secrets';
@@ -51,7 +52,7 @@ export class SdsServer {
   async start(): Promise<void> {
     fs.mkdirSync(path.dirname(this.socketPath), { recursive: true });
     fs.rmSync(this.socketPath, { force: true });
-    const server = new grpc.Server();
+    const server = new (grpcLibrary().Server)();
     const pass = (b: Buffer) => b;
     server.addService(
       {
@@ -67,7 +68,7 @@ export class SdsServer {
       },
       { StreamSecrets: (stream: grpc.ServerDuplexStream<Buffer, Buffer>) => this.serve(stream) },
     );
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${path.resolve(this.socketPath)}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${path.resolve(this.socketPath)}`, grpcLibrary().ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
     this.server = server;
   }
 

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { decodeJwt } from 'jose';
+import { joseLibrary } from '../../shared/jose-library';
 import { identityOfSubject } from '../../security/ca';
 import { UserError } from '../../shared/user-error';
 
@@ -33,7 +33,7 @@ export function readToken(path: string): string {
 /** `system:serviceaccount:<ns>:<sa>` → `spiffe://<td>/ns/<ns>/sa/<sa>`, for the CSR's informative SAN. */
 export function tokenIdentity(token: string, trustDomain: string): string | undefined {
   try {
-    return identityOfSubject(decodeJwt(token).sub, trustDomain);
+    return identityOfSubject(joseLibrary().decodeJwt(token).sub, trustDomain);
   } catch {
     return undefined;
   }

@@ -1,9 +1,6 @@
-import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import { x509Library } from '../../security/ca';
 import { UserError } from '../../shared/user-error';
-
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 export class WorkloadKeyError extends UserError {}
 
@@ -46,10 +43,10 @@ export async function generateWorkloadKey(spec: KeySpec): Promise<WorkloadKey> {
 
 /** A PEM CSR for `identity` (the CA takes the identity from the credential; the SAN is informative). */
 export async function certificateRequest(key: WorkloadKey, identity: string): Promise<string> {
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+  const csr = await x509Library().Pkcs10CertificateRequestGenerator.create({
     keys: key.keys,
     signingAlgorithm: { ...key.algorithm, ...key.signing },
-    extensions: identity ? [new x509.SubjectAlternativeNameExtension([{ type: 'url', value: identity }])] : [],
+    extensions: identity ? [new (x509Library().SubjectAlternativeNameExtension)([{ type: 'url', value: identity }])] : [],
   });
   return csr.toString('pem');
 }

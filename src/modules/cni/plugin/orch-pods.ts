@@ -1,4 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../../orch';
 import * as path from 'node:path';
 import { loadOrchConfig, OrchConfigError } from '../../orch';
 import { PLUGIN_ORCHCONFIG_FILE } from '../plugin-location';
@@ -14,7 +15,7 @@ export function podFetcher(cniAgentRunDir: string): (namespace: string, name: st
   return async (namespace, name) => {
     if (!api) {
       try {
-        api = loadOrchConfig(file).makeApiClient(k8s.CoreV1Api);
+        api = loadOrchConfig(file).makeApiClient(orchLibrary().CoreV1Api);
       } catch (err) {
         if (err instanceof OrchConfigError) throw new CniError(CniErrorCode.InvalidConfig, err.message);
         throw err;

@@ -1,4 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../../orch';
 import type { ScopedLogger } from '../../logging';
 import { isBrokenPod } from './broken-pod';
 import { podFieldSelector, RepairOptions } from './options';
@@ -76,7 +77,7 @@ export class RepairController {
     this.restartDelayMs = this.timing.restartDelayMs;
     // Deleting wins when both are set, as with the incumbent: a deleted pod needs no label.
     this.action = options.deletePods ? 'delete' : options.labelPods ? 'label' : undefined;
-    this.api = kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.api = kubeConfig.makeApiClient(orchLibrary().CoreV1Api);
     const fieldSelector = podFieldSelector(options) || undefined;
     const labelSelector = options.labelSelectors || undefined;
     const list = async () => {
@@ -85,7 +86,8 @@ export class RepairController {
       return pods;
     };
     // ListWatch rather than makeInformer: only it passes a field selector to the watch.
-    this.informer = new k8s.ListWatch<k8s.V1Pod>('/api/v1/pods', new k8s.Watch(kubeConfig), list, false, labelSelector, fieldSelector);
+    const { ListWatch, Watch } = orchLibrary();
+    this.informer = new ListWatch<k8s.V1Pod>('/api/v1/pods', new Watch(kubeConfig), list, false, labelSelector, fieldSelector);
     this.informer.on('add', (pod) => this.reconcile(pod));
     this.informer.on('update', (pod) => this.reconcile(pod));
     this.informer.on('delete', (pod) => this.forget(pod));
@@ -216,7 +218,7 @@ export class RepairController {
     // Through pods/status, as the incumbent does: it may change labels and needs less privilege than pods.
     await this.api.patchNamespacedPodStatus(
       { name: state.name, namespace: state.namespace, body: { metadata: { labels: { [labelKey]: labelValue } } } },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      orchLibrary().setHeaderOptions('Content-Type', orchLibrary().PatchStrategy.MergePatch),
     );
   }
 
@@ -231,7 +233,7 @@ export class RepairController {
   }
 
   private onRepairError(action: RepairAction, pod: k8s.V1Pod, state: PodState, pretty: string, err: unknown): void {
-    const code = err instanceof k8s.ApiException ? err.code : undefined;
+    const code = err instanceof orchLibrary().ApiException ? err.code : undefined;
     if (code === 404) {
       this.log.info(`broken pod is gone before it could be repaired: ${pretty}`);
       return;
@@ -315,7 +317,7 @@ function statusMessage(body: unknown): string | undefined {
 }
 
 function describeError(err: unknown): string {
-  if (err instanceof k8s.ApiException) return `HTTP ${err.code}: ${statusMessage(err.body) ?? err.message}`;
+  if (err instanceof orchLibrary().ApiException) return `HTTP ${err.code}: ${statusMessage(err.body) ?? err.message}`;
   // The watch reports a refused request as an Error carrying only the status.
   const statusCode = (err as { statusCode?: unknown } | undefined)?.statusCode;
   if (err instanceof Error && typeof statusCode === 'number') return `HTTP ${statusCode}: ${err.message}`;

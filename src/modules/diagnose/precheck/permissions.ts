@@ -3,7 +3,8 @@
  * SelfSubjectAccessReview per resource): the incumbent's list, with the system namespace
  * for the namespaced ones.
  */
-import { AuthorizationV1Api } from '@kubernetes/client-node';
+import type { AuthorizationV1Api } from '@kubernetes/client-node';
+import { orchLibrary } from '../../orch';
 import { describeApiError } from '../../leader-election';
 import { OrchClient } from '../../orch';
 import { INSUFFICIENT_PERMISSIONS } from '../messages/catalogue';
@@ -48,7 +49,7 @@ async function cannotCreate(api: AuthorizationV1Api, needed: Needed, meshNamespa
 }
 
 export async function checkInstallPermissions(client: OrchClient, meshNamespace: string): Promise<Message[]> {
-  const api = client.api(AuthorizationV1Api);
+  const api = client.api(orchLibrary().AuthorizationV1Api);
   const answers = await Promise.all(NEEDED.map((n) => cannotCreate(api, n, meshNamespace)));
   return NEEDED.flatMap((n, i) => (answers[i] === undefined ? [] : [message(INSUFFICIENT_PERMISSIONS, 'Cluster', n.resource, answers[i])]));
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { Counter } from 'prom-client';
+import { Counter } from '../../shared/prom-client';
 import { DaemonMetrics } from '../../monitoring';
 
 /** spec/01's auto_registration_* counters, on the daemon's registry. */

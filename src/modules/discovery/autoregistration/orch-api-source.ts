@@ -1,4 +1,4 @@
-import * as k8s from '@kubernetes/client-node';
+import { orchLibrary } from '../../orch';
 import { inject, injectable } from 'inversify';
 import { OrchClient } from '../../orch';
 import { Settings, SettingsToken } from '../../settings';
@@ -17,6 +17,6 @@ export class OrchWorkloadEntryApiSource implements WorkloadEntryApiSource {
 
   api(): WorkloadEntryApi | undefined {
     if (!orchestratorConfigured(this.flags, this.settings)) return undefined;
-    return new CustomObjectsWorkloadEntryApi(this.client.api(k8s.CustomObjectsApi));
+    return new CustomObjectsWorkloadEntryApi(this.client.api(orchLibrary().CustomObjectsApi));
   }
 }

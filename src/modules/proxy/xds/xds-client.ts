@@ -11,7 +11,8 @@
  * versions of every resource in delta (`initial_resource_versions`). Meanwhile the consumer
  * keeps serving its last good config.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
 import { Backoff, BackoffOptions } from '../../shared/backoff';
 import { decodeMessage, encodeMessage } from '../../envoy/protos';
 import { jsonToValue } from '../../envoy/struct';
@@ -197,8 +198,8 @@ export class XdsClient {
     this.sentNode = false;
     let call: Call;
     try {
-      const credentials = this.options.credentials?.() ?? grpc.credentials.createInsecure();
-      this.channel = new grpc.Client(this.options.address, credentials, { 'grpc.max_receive_message_length': -1, ...this.options.channelOptions });
+      const credentials = this.options.credentials?.() ?? grpcLibrary().credentials.createInsecure();
+      this.channel = new (grpcLibrary().Client)(this.options.address, credentials, { 'grpc.max_receive_message_length': -1, ...this.options.channelOptions });
       const messages = MESSAGE[this.protocol];
       call = this.channel.makeBidiStreamRequest(
         METHOD[this.options.service ?? 'ads'][this.protocol],
@@ -218,7 +219,7 @@ export class XdsClient {
     };
     // grpc-js ends a client's bidi call with `status` (and `error` unless OK); `close` only
     // when both sides have ended. Whichever comes first ends the stream here, once.
-    call.on('status', (s: grpc.StatusObject) => end(s.code === grpc.status.OK ? 'the daemon closed the stream' : describe(s.code, s.details)));
+    call.on('status', (s: grpc.StatusObject) => end(s.code === grpcLibrary().status.OK ? 'the daemon closed the stream' : describe(s.code, s.details)));
     call.on('error', (e: grpc.ServiceError) => end(describe(e.code, e.details || e.message)));
     call.on('close', () => end('the stream closed'));
     call.on('data', (response: Decoded) => {
@@ -356,7 +357,7 @@ export class XdsClient {
   }
 
   private send(request: Record<string, unknown>, error?: string): void {
-    if (error) request.error_detail = { code: grpc.status.INVALID_ARGUMENT, message: error };
+    if (error) request.error_detail = { code: grpcLibrary().status.INVALID_ARGUMENT, message: error };
     if (!this.sentNode) {
       const fields: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(this.options.node.metadata)) fields[k] = jsonToValue(v);
@@ -368,7 +369,7 @@ export class XdsClient {
 }
 
 function describe(code: number, details: string): string {
-  return `${grpc.status[code] ?? code}: ${details}`;
+  return `${grpcLibrary().status[code] ?? code}: ${details}`;
 }
 
 function seconds(ms: number): string {

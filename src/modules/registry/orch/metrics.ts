@@ -4,7 +4,7 @@
  * cluster's) when scraped, summed.
  */
 import { inject, injectable } from 'inversify';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge } from '../../shared/prom-client';
 import { DaemonMetrics } from '../../monitoring';
 
 /** What the gauges read from the registry at scrape time. */

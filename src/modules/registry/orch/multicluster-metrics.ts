@@ -3,7 +3,7 @@
  * and the remote clusters that were not synced when the start-up wait ran out.
  */
 import { inject, injectable } from 'inversify';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge } from '../../shared/prom-client';
 import { DaemonMetrics } from '../../monitoring';
 
 @injectable()

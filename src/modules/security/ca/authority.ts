@@ -17,7 +17,8 @@ import { RootRotator } from './rotator';
 import { SelfSignedCa } from './self-signed-ca';
 import { SigningChain } from './signing-chain';
 import { RootsListener } from './trust-bundle';
-import { x509 } from './x509';
+import type * as x509 from '@peculiar/x509';
+import { x509Library } from './x509';
 
 export interface RootRotationOptions {
   /** CA_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL; zero or negative disables rotation. */
@@ -147,7 +148,7 @@ export class MeshCertificateAuthority {
   async issueServerCertificate(dnsNames: readonly string[], ttlMs: number): Promise<ServerCertificate> {
     if (!(ttlMs > 0)) throw new SignError(`the server certificate lifetime must be positive, got ${ttlMs} ms`);
     const key = await generateKeyPair({ kind: 'ec', curve: 'P-256' });
-    const publicKey = await x509.PublicKey.create(asX509Key(key.publicKey));
+    const publicKey = await x509Library().PublicKey.create(asX509Key(key.publicKey));
     const chain = await this.issue(publicKey, dnsNames, ttlMs);
     return { keyPem: await privateKeyToPem(key.privateKey), certChainPem: chain.join('') };
   }

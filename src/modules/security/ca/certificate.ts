@@ -3,7 +3,8 @@
  * match, PEM) and @peculiar/x509's (dates, extensions).
  */
 import { KeyObject, X509Certificate as NodeX509Certificate } from 'node:crypto';
-import { x509 } from './x509';
+import type * as x509 from '@peculiar/x509';
+import { x509Library } from './x509';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
@@ -22,7 +23,7 @@ export class Certificate {
   /** @throws Error naming `source` when `der` is not a certificate. */
   static fromDer(der: Buffer, source: string): Certificate {
     try {
-      return new Certificate(Buffer.from(der), new NodeX509Certificate(der), new x509.X509Certificate(der));
+      return new Certificate(Buffer.from(der), new NodeX509Certificate(der), new (x509Library().X509Certificate)(der));
     } catch (err) {
       throw new Error(`${source} is not a valid certificate: ${(err as Error).message}`);
     }
@@ -89,7 +90,7 @@ export class Certificate {
   }
 
   subjectAltNames(): SubjectAltName[] {
-    const extension = this.parsed.getExtension(x509.SubjectAlternativeNameExtension);
+    const extension = this.parsed.getExtension(x509Library().SubjectAlternativeNameExtension);
     return extension ? extension.names.items.map((name) => ({ type: name.type, value: name.value })) : [];
   }
 

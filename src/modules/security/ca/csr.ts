@@ -5,7 +5,8 @@
  * which proves the caller holds that key.
  */
 import { CsrParseError } from './errors';
-import { x509 } from './x509';
+import type * as x509 from '@peculiar/x509';
+import { x509Library } from './x509';
 
 const SUPPORTED_CURVES = new Set(['P-256', 'P-384']);
 const PEM_CSR = /-----BEGIN (NEW )?CERTIFICATE REQUEST-----[\s\S]*?-----END (NEW )?CERTIFICATE REQUEST-----/;
@@ -20,7 +21,7 @@ export async function publicKeyOfCsr(csrPem: string): Promise<x509.PublicKey> {
   let csr: x509.Pkcs10CertificateRequest;
   try {
     const body = block[0].replace(/-----(BEGIN|END) (NEW )?CERTIFICATE REQUEST-----/g, '').replace(/\s+/g, '');
-    csr = new x509.Pkcs10CertificateRequest(Buffer.from(body, 'base64'));
+    csr = new (x509Library().Pkcs10CertificateRequest)(Buffer.from(body, 'base64'));
   } catch (err) {
     throw new CsrParseError(`the CSR does not parse: ${(err as Error).message}`);
   }

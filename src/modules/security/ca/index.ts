@@ -14,6 +14,7 @@ export { CaLogger } from './logger';
 export { CaMetrics, CaMetricsOptions, CaExpirySource } from './metrics';
 export { CaOptions, CaOverrides, caOptionsFrom, DEFAULT_TRUST_DOMAIN } from './options';
 export { CA_CERT_FILE, CA_KEY_FILE, CERT_CHAIN_FILE, ROOT_CERT_FILE } from './plugged-in';
+export { x509Library } from './x509';
 export { SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, PREVIOUS_ROOTS_FILE } from './self-signed-store';
 export { RootsListener } from './trust-bundle';
 export { Authenticator, CallCredentials, Caller, authenticateCall } from './authn/authenticator';

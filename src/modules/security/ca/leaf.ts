@@ -9,7 +9,8 @@ import { SignError } from './errors';
 import { asX509Key, signingAlgorithmOf } from './keys';
 import { randomSerialNumber } from './serial-number';
 import { SigningChain } from './signing-chain';
-import { x509 } from './x509';
+import type * as x509 from '@peculiar/x509';
+import { x509Library } from './x509';
 
 export interface LeafSpec {
   readonly publicKey: x509.PublicKey;
@@ -24,18 +25,18 @@ const DNS_NAME = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-
 export async function issueLeaf(signing: SigningChain, spec: LeafSpec): Promise<Certificate> {
   const issuer = signing.signingCert;
   const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-    new x509.SubjectAlternativeNameExtension(subjectAltNamesOf(spec.identities), true),
+    new (x509Library().BasicConstraintsExtension)(false, undefined, true),
+    new (x509Library().KeyUsagesExtension)(x509Library().KeyUsageFlags.digitalSignature | x509Library().KeyUsageFlags.keyEncipherment, true),
+    new (x509Library().ExtendedKeyUsageExtension)([x509Library().ExtendedKeyUsage.serverAuth, x509Library().ExtendedKeyUsage.clientAuth]),
+    new (x509Library().SubjectAlternativeNameExtension)(subjectAltNamesOf(spec.identities), true),
   ];
   // The authority key id must repeat the issuer's subject key id byte for byte (verifiers
   // compare them); an issuer without one gets none rather than a guessed one.
-  const issuerKeyId = issuer.x509.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
-  if (issuerKeyId) extensions.push(new x509.AuthorityKeyIdentifierExtension(issuerKeyId));
+  const issuerKeyId = issuer.x509.getExtension(x509Library().SubjectKeyIdentifierExtension)?.keyId;
+  if (issuerKeyId) extensions.push(new (x509Library().AuthorityKeyIdentifierExtension)(issuerKeyId));
   let generated: x509.X509Certificate;
   try {
-    generated = await x509.X509CertificateGenerator.create({
+    generated = await x509Library().X509CertificateGenerator.create({
       serialNumber: randomSerialNumber(),
       subject: '',
       issuer: issuer.x509.subjectName,

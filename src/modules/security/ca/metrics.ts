@@ -3,7 +3,7 @@
  * expiry gauges are computed when scraped, from the CA's current root and signing chain,
  * so a rotation shows at the next scrape.
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from '../../shared/prom-client';
 
 /** What the expiry gauges read. */
 export interface CaExpirySource {

@@ -6,7 +6,7 @@
 import { Certificate } from './certificate';
 import { asX509KeyPair, generateKeyPair, KeyPair, signingAlgorithmOf } from './keys';
 import { randomSerialNumber } from './serial-number';
-import { x509 } from './x509';
+import { x509Library } from './x509';
 
 export interface SelfSignedRootSpec {
   trustDomain: string;
@@ -25,7 +25,7 @@ export interface SelfSignedRoot {
 
 export async function createSelfSignedRoot(spec: SelfSignedRootSpec): Promise<SelfSignedRoot> {
   const key = spec.key ?? (await generateKeyPair({ kind: 'rsa', bits: spec.rsaKeySize }));
-  const generated = await x509.X509CertificateGenerator.createSelfSigned({
+  const generated = await x509Library().X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerialNumber(),
     name: [{ O: [spec.trustDomain] }],
     keys: asX509KeyPair(key),
@@ -33,9 +33,9 @@ export async function createSelfSignedRoot(spec: SelfSignedRootSpec): Promise<Se
     notAfter: new Date(spec.now + spec.ttlMs),
     signingAlgorithm: signingAlgorithmOf(key.privateKey),
     extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(asX509KeyPair(key).publicKey),
+      new (x509Library().BasicConstraintsExtension)(true, undefined, true),
+      new (x509Library().KeyUsagesExtension)(x509Library().KeyUsageFlags.keyCertSign | x509Library().KeyUsageFlags.cRLSign, true),
+      await x509Library().SubjectKeyIdentifierExtension.create(asX509KeyPair(key).publicKey),
     ],
   });
   return { key, cert: Certificate.fromDer(Buffer.from(generated.rawData), 'the new self-signed root') };

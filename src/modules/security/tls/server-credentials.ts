@@ -1,4 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../shared/grpc-library';
 
 /** A server's key, chain and the roots its clients' certificates must chain to. */
 export interface ServerKeyMaterial {
@@ -14,20 +15,38 @@ export interface ServerKeyMaterial {
  * first-time callers authenticate with a token. Peer certificates are verified by the
  * authenticators, against the current roots, since TLS here does not reject unknown ones.
  */
-export class RotatingServerCredentials extends grpc.ServerCredentials {
-  constructor(material: ServerKeyMaterial, private readonly ciphers?: string) {
-    super({ requestCert: true, rejectUnauthorized: false, ...(ciphers ? { ciphers } : {}) }, RotatingServerCredentials.context(material, ciphers));
-  }
+export interface RotatingServerCredentials extends grpc.ServerCredentials {
+  /** Serves `material` from the next handshake on. */
+  update(material: ServerKeyMaterial): void;
+}
 
-  update(material: ServerKeyMaterial): void {
-    this.updateSecureContextOptions(RotatingServerCredentials.context(material, this.ciphers));
-  }
+export function rotatingServerCredentials(material: ServerKeyMaterial, ciphers?: string): RotatingServerCredentials {
+  return new (rotatingClass())(material, ciphers);
+}
 
-  _equals(other: grpc.ServerCredentials): boolean {
-    return other === this;
-  }
+type RotatingClass = new (material: ServerKeyMaterial, ciphers?: string) => RotatingServerCredentials;
+let made: RotatingClass | undefined;
 
-  private static context(m: ServerKeyMaterial, ciphers?: string) {
-    return { key: Buffer.from(m.keyPem), cert: Buffer.from(m.certChainPem), ca: Buffer.from(m.rootsPem), ...(ciphers ? { ciphers } : {}) };
-  }
+/** Made on first use: its base class is grpc-js's, which loads on first use (shared/grpc-library). */
+function rotatingClass(): RotatingClass {
+  return (made ??= (() => {
+    class Rotating extends grpcLibrary().ServerCredentials {
+      constructor(material: ServerKeyMaterial, private readonly ciphers?: string) {
+        super({ requestCert: true, rejectUnauthorized: false, ...(ciphers ? { ciphers } : {}) }, Rotating.context(material, ciphers));
+      }
+
+      update(material: ServerKeyMaterial): void {
+        this.updateSecureContextOptions(Rotating.context(material, this.ciphers));
+      }
+
+      _equals(other: grpc.ServerCredentials): boolean {
+        return other === this;
+      }
+
+      private static context(m: ServerKeyMaterial, ciphers?: string) {
+        return { key: Buffer.from(m.keyPem), cert: Buffer.from(m.certChainPem), ca: Buffer.from(m.rootsPem), ...(ciphers ? { ciphers } : {}) };
+      }
+    }
+    return Rotating;
+  })());
 }

@@ -6,7 +6,11 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { CertificateAuthorityOptions, generateKeyPair, KeyPair, KeySpec, privateKeyToPem } from '../../../../src/modules/security/ca';
-import { x509 } from '../../../../src/modules/security/ca/x509';
+import * as x509 from '@peculiar/x509';
+import { x509Library } from '../../../../src/modules/security/ca/x509';
+
+// Sets the library's crypto provider (Node's WebCrypto), as the CA does before its first use.
+x509Library();
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RotatingServerCredentials } from '../../../../src/modules/security/tls/server-credentials';
+import { rotatingServerCredentials } from '../../../../src/modules/security/tls/server-credentials';
 import { X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { SignJWT } from 'jose';
@@ -67,7 +67,7 @@ describe('CA gRPC service: MeshCertificateService/CreateCertificate over TLS', f
     server.addService(caServiceDefinition(), certificateServiceFor(ca, options, { metrics }));
     const identity = await ca.issueServerCertificate([SERVER_NAME], 3600_000);
     port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', new RotatingServerCredentials({ ...identity, rootsPem: ca.rootCertificates().join('') }), (err, bound) => (err ? reject(err) : resolve(bound))),
+      server.bindAsync('127.0.0.1:0', rotatingServerCredentials({ ...identity, rootsPem: ca.rootCertificates().join('') }), (err, bound) => (err ? reject(err) : resolve(bound))),
     );
     csr = await makeCsr();
   });

@@ -1,5 +1,5 @@
 import { createPublicKey, createSecretKey, JsonWebKey, KeyObject } from 'node:crypto';
-import { flattenedVerify } from 'jose';
+import { joseLibrary } from '../../../shared/jose-library';
 import { JwtStatus, Status } from './status';
 import type { ParsedJwt } from './token';
 
@@ -117,7 +117,7 @@ export class Jwks {
       if (jwk.kty === 'OKP' && jwt.signature.length !== ED25519_SIGNATURE_BYTES) return Status.JwtEd25519SignatureWrongLength;
       if (!familyAccepts(jwk.kty, jwt.alg)) continue;
       try {
-        await flattenedVerify({ protected: protectedHeader, payload, signature }, jwk.key, { algorithms: [jwt.alg] });
+        await joseLibrary().flattenedVerify({ protected: protectedHeader, payload, signature }, jwk.key, { algorithms: [jwt.alg] });
         return Status.Ok;
       } catch {
         // A wrong signature, or a key of the right type but another curve or size: try the next key.

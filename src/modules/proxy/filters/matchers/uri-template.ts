@@ -1,4 +1,5 @@
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
+import { protobufLibrary } from '../../../shared/protobuf-library';
 import { FullMatcher, quoteRe2 } from '../../../shared/re2';
 import { asObject, asString, fail, isObject } from '../shared/config';
 import { fullMatchRegex } from './regex';
@@ -129,7 +130,7 @@ let rawConfigType: protobuf.Type | undefined;
 
 function decodeRawConfig(base64: string, field: string): string {
   // Only needed when the proto set that decoded the filter lacked this type and left the Any opaque.
-  rawConfigType ??= new protobuf.Type('UriTemplateMatchConfig').add(new protobuf.Field('path_template', 1, 'string'));
+  rawConfigType ??= new (protobufLibrary().Type)('UriTemplateMatchConfig').add(new (protobufLibrary().Field)('path_template', 1, 'string'));
   try {
     const decoded = rawConfigType.toObject(rawConfigType.decode(Buffer.from(base64, 'base64'))) as { path_template?: string };
     return decoded.path_template ?? '';

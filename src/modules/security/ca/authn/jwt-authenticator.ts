@@ -6,7 +6,8 @@
  * some. The identity is the `sub` claim `system:serviceaccount:<ns>:<sa>`.
  */
 import type { Metadata } from '@grpc/grpc-js';
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, JWTPayload, JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { joseLibrary } from '../../../shared/jose-library';
 import { httpGetText } from '../../authn/http-get';
 import { AuthenticationError, messageOf } from '../errors';
 import { Authenticator, CallCredentials, Caller } from './authenticator';
@@ -51,7 +52,7 @@ export class JwtAuthenticator implements Authenticator {
     const keys = await this.keys();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys.getKey, {
+      ({ payload } = await joseLibrary().jwtVerify(token, keys.getKey, {
         issuer: keys.issuer,
         audience: [...this.options.audiences],
         currentDate: new Date((this.options.now ?? Date.now)()),
@@ -82,12 +83,12 @@ export class JwtAuthenticator implements Authenticator {
       const { rule } = source;
       if (rule.jwks) {
         try {
-          return { issuer: rule.issuer, getKey: createLocalJWKSet(JSON.parse(rule.jwks)), where: 'the inline key set of JWT_RULE' };
+          return { issuer: rule.issuer, getKey: joseLibrary().createLocalJWKSet(JSON.parse(rule.jwks)), where: 'the inline key set of JWT_RULE' };
         } catch (err) {
           throw new AuthenticationError(`the inline key set of JWT_RULE is unusable: ${messageOf(err)}`);
         }
       }
-      return { issuer: rule.issuer, getKey: createRemoteJWKSet(new URL(rule.jwksUri!), { timeoutDuration: timeoutMs }), where: rule.jwksUri! };
+      return { issuer: rule.issuer, getKey: joseLibrary().createRemoteJWKSet(new URL(rule.jwksUri!), { timeoutDuration: timeoutMs }), where: rule.jwksUri! };
     }
     const { issuer } = source;
     const discoveryUrl = `${issuer.replace(/\/+$/, '')}${DISCOVERY_SUFFIX}`;
@@ -101,7 +102,7 @@ export class JwtAuthenticator implements Authenticator {
     } catch (err) {
       throw new AuthenticationError(`cannot discover the keys of TOKEN_ISSUER ${issuer} from ${discoveryUrl}: ${messageOf(err)}`);
     }
-    return { issuer, getKey: createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: timeoutMs }), where: jwksUri };
+    return { issuer, getKey: joseLibrary().createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: timeoutMs }), where: jwksUri };
   }
 }
 
@@ -128,7 +129,7 @@ function nodeNameOf(payload: JWTPayload): string | undefined {
 /** Says which check a token failed, in words (jose's codes are stable; its messages vary). */
 function explain(err: unknown, token: string, keys: ResolvedKeys, audiences: readonly string[]): string {
   const code = (err as { code?: string }).code;
-  const claims = safely(() => decodeJwt(token)) ?? {};
+  const claims = safely(() => joseLibrary().decodeJwt(token)) ?? {};
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return `the token expired${typeof claims.exp === 'number' ? ` at ${new Date(claims.exp * 1000).toISOString()}` : ''}`;
@@ -142,7 +143,7 @@ function explain(err: unknown, token: string, keys: ResolvedKeys, audiences: rea
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return `the token's signature does not verify with the keys of ${keys.where}`;
     case 'ERR_JWKS_NO_MATCHING_KEY': {
-      const kid = safely(() => decodeProtectedHeader(token).kid);
+      const kid = safely(() => joseLibrary().decodeProtectedHeader(token).kid);
       return `the token's signature does not verify: no key of ${keys.where} matches it${kid ? ` (kid ${kid})` : ''}`;
     }
     case 'ERR_JWKS_TIMEOUT':

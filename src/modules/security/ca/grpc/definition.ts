@@ -5,8 +5,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../../shared/grpc-library';
+import type * as protoLoader from '@grpc/proto-loader';
 
 export const CA_SERVICE_NAME = 'mesh.v1.auth.MeshCertificateService';
 const CA_PROTO = path.join('mesh', 'v1', 'auth', 'ca.proto');
@@ -27,7 +28,8 @@ let definition: grpc.ServiceDefinition | undefined;
 /** The service definition to `server.addService(caServiceDefinition(), createCertificateService(...))`. */
 export function caServiceDefinition(): grpc.ServiceDefinition {
   if (!definition) {
-    const packageDefinition = protoLoader.loadSync(CA_PROTO, {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the CA first serves or is called, not at start-up
+    const packageDefinition = (require('@grpc/proto-loader') as typeof protoLoader).loadSync(CA_PROTO, {
       includeDirs: [protosDir()],
       keepCase: true,
       longs: Number,
@@ -42,7 +44,7 @@ export function caServiceDefinition(): grpc.ServiceDefinition {
 
 /** A client class for the service (`new (caClientConstructor())(address, credentials)`), for agents and tests. */
 export function caClientConstructor(): grpc.ServiceClientConstructor {
-  return grpc.makeGenericClientConstructor(caServiceDefinition(), 'MeshCertificateService');
+  return grpcLibrary().makeGenericClientConstructor(caServiceDefinition(), 'MeshCertificateService');
 }
 
 /** `protos/` of the package: the nearest ancestor of this file that has the CA proto. */

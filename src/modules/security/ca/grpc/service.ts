@@ -14,7 +14,8 @@
  * Every request counts in ca_server_csr_count, every certificate issued in
  * ca_server_success_cert_issuance_count.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcLibrary } from '../../../shared/grpc-library';
 import { Authenticator, authenticateCall, Caller } from '../authn/authenticator';
 import { NodeAuthorizer } from '../authn/node-authorizer';
 import { AuthenticationError, CsrParseError, IdentityExtractionError, messageOf, PermissionDeniedError } from '../errors';
@@ -72,11 +73,11 @@ export function createCertificateService(options: CertificateServiceOptions): gr
     } catch (err) {
       if (err instanceof CsrParseError) {
         metrics?.csrParsingErrors.inc();
-        throw new RequestFailure(grpc.status.INVALID_ARGUMENT, `invalid CSR: ${err.message}`);
+        throw new RequestFailure(grpcLibrary().status.INVALID_ARGUMENT, `invalid CSR: ${err.message}`);
       }
       metrics?.csrSignErrors.inc();
       logger.error(`signing a certificate for ${identities.join(', ')} failed: ${messageOf(err)}`);
-      throw new RequestFailure(grpc.status.INTERNAL, `signing failed: ${messageOf(err)}`);
+      throw new RequestFailure(grpcLibrary().status.INTERNAL, `signing failed: ${messageOf(err)}`);
     }
   }
 
@@ -92,7 +93,7 @@ export function createCertificateService(options: CertificateServiceOptions): gr
         throw err;
       }
       logger.warn(`certificate request from ${call.getPeer()} not authenticated: ${err.message}`);
-      throw new RequestFailure(grpc.status.UNAUTHENTICATED, `authentication failed: ${err.message}`);
+      throw new RequestFailure(grpcLibrary().status.UNAUTHENTICATED, `authentication failed: ${err.message}`);
     }
   }
 
@@ -107,7 +108,7 @@ export function createCertificateService(options: CertificateServiceOptions): gr
       if (!(err instanceof PermissionDeniedError)) throw err;
       metrics?.authenticationFailures.inc();
       logger.warn(`certificate request of ${caller.identities.join(', ')} refused: ${err.message}`);
-      throw new RequestFailure(grpc.status.PERMISSION_DENIED, err.message);
+      throw new RequestFailure(grpcLibrary().status.PERMISSION_DENIED, err.message);
     }
   }
 
@@ -116,7 +117,7 @@ export function createCertificateService(options: CertificateServiceOptions): gr
       createCertificate(call).then(
         (response) => callback(null, response),
         (err: unknown) => {
-          const failure = err instanceof RequestFailure ? err : new RequestFailure(grpc.status.INTERNAL, messageOf(err));
+          const failure = err instanceof RequestFailure ? err : new RequestFailure(grpcLibrary().status.INTERNAL, messageOf(err));
           if (!(err instanceof RequestFailure)) logger.error(`certificate request failed unexpectedly: ${messageOf(err)}`);
           callback({ name: 'Error', message: failure.message, code: failure.code, details: failure.message });
         },
