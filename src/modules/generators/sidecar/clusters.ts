@@ -7,7 +7,7 @@ import {
   buildOutboundClusters, clusterMetadata, meshConnectTimeout, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
 } from '../common';
 import { inboundClusterName } from '../../model/naming';
-import { inboundKey, inboundPorts } from './inbound';
+import { inboundDependencies, inboundKey, inboundPorts } from './inbound';
 import { encodeNamed, pick, SidecarContext } from './options';
 import { configKey, sidecarScope } from './scope';
 
@@ -44,7 +44,9 @@ export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: P
     ),
   );
   const fixed = push.memoize(`${ctx.memoPrefix}/cds-fixed`, () => encodeNamed(TypeUrl.Cluster, fixedClusters(push)));
-  const inbound = push.memoize(`${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, () => encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)));
+  const inbound = push.cached('cds', `${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, inboundDependencies(push, proxy), () =>
+    encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)),
+  );
   return pick([...outbound, ...fixed, ...inbound], names);
 }
 
