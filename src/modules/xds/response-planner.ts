@@ -23,6 +23,8 @@ export type ResponseScope = PushPlan extends Map<XdsTypeUrl, infer S> ? S : neve
 /** A response decided on: what it carries, and how the proxy's state follows once it is sent. */
 export interface PlannedResponse {
   readonly resources: readonly XdsResource[];
+  /** Delta: the names the proxy should drop. */
+  readonly removed?: readonly string[];
   /** Records the response as what the proxy has; called right before it is encoded and written. */
   recordSent(): void;
 }
