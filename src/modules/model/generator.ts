@@ -30,6 +30,11 @@ export interface GenerateRequest {
   typeUrl: XdsTypeUrl;
   /** The names the proxy subscribed to; `undefined` for a wildcard subscription (all of the type it should have). */
   names: readonly string[] | undefined;
+  /**
+   * Only the resources of these hosts are wanted (a push after their services changed; the
+   * others cannot have changed). A generator may ignore it and return more.
+   */
+  hosts?: ReadonlySet<string>;
 }
 
 /**

@@ -5,7 +5,7 @@ import { SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
 import type { AdsStream } from './ads-stream';
 import { WatchState } from './connection';
 import { XdsObserver } from './observer';
-import { keepRemovedResources, namesToGenerate, PlannedResponse, ResponseScope } from './response-planner';
+import { hostsToGenerate, keepRemovedResources, namesToGenerate, PlannedResponse, ResponseScope } from './response-planner';
 import { SharedEncodings } from './shared-encodings';
 import { WriteBudget } from './write-budget';
 
@@ -70,20 +70,21 @@ export class Responder {
     if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
     const started = process.hrtime.bigint();
     const names = namesToGenerate(watch, scope, conn.protocol, typeUrl);
+    const hosts = hostsToGenerate(watch, scope, conn.protocol);
     const nothing = { wrote: false, kept: false };
     if (names && names.length === 0 && !requested) return nothing;
     let resources: XdsResource[];
     try {
-      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names });
+      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names, hosts });
     } catch (err) {
       this.options.observer.buildError(short);
       throw err;
     }
-    const kept = keepRemoved && keepRemovedResources(watch, resources);
+    const kept = keepRemoved && keepRemovedResources(watch, resources, hosts);
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     // Decide what to send, then wait for room under the write budget before encoding it:
     // the encoded response is what takes memory.
-    const planned = stream.planResponse(typeUrl, watch, resources, names, requested);
+    const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
     if (!planned) return { wrote: false, kept };
     const reserved = await this.budget.reserve(typeUrl, planned.resources);
     try {
