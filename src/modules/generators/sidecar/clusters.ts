@@ -2,6 +2,7 @@
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
+import { resourceKey } from '../../config/resource';
 import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
 import { XdsResource } from '../../model/generator';
 import {
@@ -25,13 +26,15 @@ export function sidecarClusters(
   const scope = sidecarScope(push, proxy);
   const key = configKey(push, proxy, scope);
   // Cached per service, so a change to one service rebuilds its clusters only. A service's
-  // clusters read the service, the DestinationRules (for its host) and its endpoints (DNS
-  // clusters carry them; with mTLS, the service accounts clients accept), which `host:`
-  // covers, and with mTLS the PeerAuthentications (auto mTLS). The list itself follows the
-  // scope's services and is rebuilt each push.
+  // clusters read the service, the DestinationRule in force for the proxy (for its host) and
+  // its endpoints (DNS clusters carry them; with mTLS, the service accounts clients accept),
+  // which `host:` covers, and with mTLS the PeerAuthentications (auto mTLS); nothing else of
+  // the proxy, so every scope that sees the same DestinationRule shares them. The list itself
+  // follows the scope's services and is rebuilt each push.
   const dependencies = ['kind:DestinationRule', ...(ctx.mtls ? ['kind:PeerAuthentication'] : [])];
-  const outboundOf = (service: Service): XdsResource[] =>
-    push.cached('cds', `${ctx.memoPrefix}/out/${key}/${service.hostname}`, [`host:${service.hostname}`, ...dependencies], () =>
+  const outboundOf = (service: Service): XdsResource[] => {
+    const dr = push.destinationRuleFor(service.hostname, proxy);
+    return push.cached('cds', `${ctx.memoPrefix}/out/${service.hostname}/${dr ? resourceKey(dr) : ''}`, [`host:${service.hostname}`, ...dependencies], () =>
       encodeNamed(
         TypeUrl.Cluster,
         service.ports.flatMap((port) =>
@@ -44,6 +47,7 @@ export function sidecarClusters(
         ),
       ),
     );
+  };
   if (hosts) {
     const inScope = push.memoize(`${ctx.memoPrefix}/scope-hosts/${scope.key}`, () => new Map(scope.services.map((s) => [s.hostname, s])));
     const out: XdsResource[] = [];
