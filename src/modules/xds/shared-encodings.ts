@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { XdsResource } from '../model/generator';
 
 /**
@@ -44,12 +45,17 @@ function bodyId(r: XdsResource): string {
   return id;
 }
 
+/** Above this many characters the resource part of a key is kept as a digest (long Map keys hash poorly). */
+const DIGEST_ABOVE = 1024;
+
 /** The identity of a response's bytes (the nonce aside). */
 export function contentKey(content: ResponseContent): string {
   const ids = new Array<string>(content.resources.length);
   for (let i = 0; i < content.resources.length; i++) ids[i] = bodyId(content.resources[i]);
-  const removed = content.removed && content.removed.length > 0 ? `\n-${content.removed.join('\n-')}` : '';
-  return `${content.protocol} ${content.typeUrl} ${content.version}\n${ids.join(',')}${removed}`;
+  // JSON: names (removals come from what proxies subscribed) cannot make two lists read alike.
+  let parts = JSON.stringify([ids, content.removed ?? []]);
+  if (parts.length > DIGEST_ABOVE) parts = `#${createHash('sha256').update(parts).digest('base64')}`;
+  return `${content.protocol} ${content.typeUrl} ${content.version} ${content.resources.length}\n${parts}`;
 }
 
 /**
@@ -57,7 +63,7 @@ export function contentKey(content: ResponseContent): string {
  * cannot grow memory without bound, and a past push's responses (their version is in the key,
  * so they never match again) make way for the current one's.
  */
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 export class SharedEncodings {
   /** Key → encoding, least recently used first. */
