@@ -38,6 +38,16 @@ spec:
 `;
 
 const ALPHA = 'alpha.a.svc.cluster.local';
+const RDS = 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration';
+
+/** beta's routes go to alpha without naming a port: alpha's only port while it has one, else the route's. */
+const BETA_TO_ALPHA = `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: {name: beta, namespace: b}
+spec:
+  hosts: [beta.b.svc.cluster.local]
+  http: [{route: [{destination: {host: ${ALPHA}}}]}]
+`;
 
 /**
  * Pushes cost what changed, and proxies of one scope share encoded responses: two delta
@@ -51,6 +61,7 @@ describe('xDS pushes scoped to what changed, with responses shared within a scop
   let a1: DeltaClient;
   let a2: DeltaClient;
   let c1: DeltaClient;
+  let routes: DeltaClient;
   const metrics = async () => (await httpGet(daemon.monitoringPort, '/metrics')).body;
   const reused = async (type: string) => metricValue(await metrics(), 'pilot_xds_shared_encodings', { type, result: 'reused' }) ?? 0;
 
@@ -60,14 +71,16 @@ describe('xDS pushes scoped to what changed, with responses shared within a scop
     fs.writeFileSync(path.join(dir, 'beta.yaml'), service('beta', 'b', [8080, 9090]));
     fs.writeFileSync(path.join(dir, 'gamma.yaml'), service('gamma', 'c', [7070]));
     fs.writeFileSync(path.join(dir, 'sidecar.yaml'), SIDECAR_C);
+    fs.writeFileSync(path.join(dir, 'beta-vs.yaml'), BETA_TO_ALPHA);
     daemon = await startDaemon(['--configDir', dir]);
     a1 = new DeltaClient(daemon.grpcPort, sidecarNode('10.9.0.1', 'a'));
     a2 = new DeltaClient(daemon.grpcPort, sidecarNode('10.9.0.2', 'a'));
     c1 = new DeltaClient(daemon.grpcPort, sidecarNode('10.9.0.3', 'c'));
+    routes = new DeltaClient(daemon.grpcPort, sidecarNode('10.9.0.4', 'a'));
   });
 
   after(async () => {
-    for (const c of [a1, a2, c1]) c?.close();
+    for (const c of [a1, a2, c1, routes]) c?.close();
     await daemon?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -80,6 +93,13 @@ describe('xDS pushes scoped to what changed, with responses shared within a scop
   }
 
   const names = (res: Record<string, unknown>) => resourcesOf(res).map((r) => r.__name as string);
+
+  /** The cluster beta's virtual host on route 9090 sends to. */
+  const betaTarget = (res: Record<string, unknown>) => {
+    const [table] = resourcesOf(res);
+    const vhost = (table.virtual_hosts as Array<Record<string, any>>).find((v) => v.name === 'beta.b.svc.cluster.local:9090'); // eslint-disable-line @typescript-eslint/no-explicit-any
+    return vhost?.routes[0].route.cluster as string;
+  };
 
   it('gives proxies of one scope one shared encoding, and another scope its own config', async () => {
     const before = await reused('cds');
@@ -100,6 +120,8 @@ describe('xDS pushes scoped to what changed, with responses shared within a scop
     expect(cc1.nonce).to.not.equal(ca1.nonce);
     const outbound = names(cc1).filter((n) => n.startsWith('outbound|'));
     expect(outbound).to.deep.equal(['outbound|7070||gamma.c.svc.cluster.local']);
+    routes.send({ type_url: RDS, resource_names_subscribe: ['9090'] });
+    expect(betaTarget(await nextAcked(routes, RDS))).to.equal(`outbound|8080||${ALPHA}`);
   });
 
   it("sends a change to one service as that service's resources only, and nothing to a proxy outside its scope", async () => {
@@ -113,6 +135,8 @@ describe('xDS pushes scoped to what changed, with responses shared within a scop
     expect(names(lds1)).to.deep.equal(['127.0.0.1_8081']);
     await nextAcked(a2, LDS);
     expect(await c1.nothingFor(1000)).to.equal(undefined);
+    // beta's route table follows the service it routes to, though beta did not change.
+    expect(betaTarget(await nextAcked(routes, RDS))).to.equal(`outbound|9090||${ALPHA}`);
   });
 
   it('still sends removals, and still nothing outside the scope', async () => {
@@ -125,6 +149,7 @@ describe('xDS pushes scoped to what changed, with responses shared within a scop
     expect(cds.removed_resources).to.deep.equal([`outbound|8081||${ALPHA}`]);
     expect(names(cds)).to.deep.equal([]);
     expect(await c1.nothingFor(1000)).to.equal(undefined);
+    expect(betaTarget(await nextAcked(routes, RDS))).to.equal(`outbound|8080||${ALPHA}`);
   });
 });
 
