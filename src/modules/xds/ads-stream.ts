@@ -72,7 +72,7 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
 
   /** What a response of `typeUrl` carries, from `generated`; undefined when a push has nothing to send. */
   abstract planResponse(
-    typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
+    typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
   ): Response | undefined;
 
   /** The response as written on the stream. */

@@ -67,7 +67,7 @@ export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse>
   }
 
   planResponse(
-    _typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
+    _typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
   ): DeltaResponse | undefined {
     return planDeltaResponse(watch, generated, names, requested, hosts);
   }

@@ -2,6 +2,7 @@ import { XdsResource } from '../model/generator';
 import { TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import { DeltaResource } from '../envoy/wire';
 import { markedVersion, WatchState } from './connection';
+import { sharedNameList } from '../model/name-lists';
 import { parseClusterName } from '../model/naming';
 import { isHostScope, PushPlan } from './push-plan';
 import { resourceVersion } from './versions';
@@ -56,10 +57,10 @@ function heldOf(watch: WatchState, hosts: ReadonlySet<string>): string[] {
 }
 
 /** The names to generate for `scope`; undefined asks the generator for all it has for the proxy. */
-export function namesToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta', typeUrl: XdsTypeUrl): string[] | undefined {
+export function namesToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta', typeUrl: XdsTypeUrl): readonly string[] | undefined {
   if (isHostScope(scope)) scope = 'all';
   const subscribed = watch.names;
-  if (subscribed) return scope === 'all' ? [...subscribed] : [...scope].filter((n) => subscribed.has(n));
+  if (subscribed) return scope === 'all' ? sharedNameList(subscribed) : [...scope].filter((n) => subscribed.has(n));
   // A state-of-the-world LDS or CDS response lists everything, whatever changed.
   if (scope !== 'all' && protocol === 'sotw' && isStateOfTheWorldType(typeUrl)) return undefined;
   if (scope !== 'all') return [...scope];
@@ -149,7 +150,7 @@ export class DeltaResponse implements PlannedResponse {
  * when both are undefined), or undefined when a push finds nothing to send; `requested` as above.
  */
 export function planDeltaResponse(
-  watch: WatchState, generated: readonly XdsResource[], names: string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
+  watch: WatchState, generated: readonly XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
 ): DeltaResponse | undefined {
   // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
   // body-interning) an identity check, so a push to thousands of proxies stays cheap.
