@@ -9,11 +9,12 @@ const TRACKED = new Set(['ServiceEntry', 'WorkloadEntry', 'DestinationRule', 'Vi
 /**
  * The xDS cache tags a batch of changes touches (see XdsCache): the hosts whose service,
  * endpoints, DestinationRule or VirtualService changed, `services` when any service
- * definition did, and `kind:<Kind>` per changed kind. `all` when the cache must be cleared.
+ * definition did, `address:<ip>` per workload address that joined, left or changed, and
+ * `kind:<Kind>` per changed kind. `all` when the cache must be cleared.
  */
 export function cacheInvalidation(
   changes: readonly ConfigChange[],
-  diff: Pick<ChangeSet, 'services' | 'endpoints'>,
+  diff: Pick<ChangeSet, 'services' | 'endpoints' | 'workloadAddresses'>,
   before: ConfigSnapshot,
   after: ConfigSnapshot,
   options: PushContextOptions,
@@ -23,6 +24,8 @@ export function cacheInvalidation(
   for (const c of changes) tags.add(`kind:${c.kind}`);
   if (diff.services.size > 0) tags.add('services');
   for (const h of [...diff.services, ...diff.endpoints]) tags.add(`host:${h}`);
+  // A workload joining or leaving an address moves that proxy's own (inbound) config.
+  for (const a of diff.workloadAddresses) tags.add(`address:${a}`);
   for (const c of changes) {
     if (c.kind !== 'DestinationRule' && c.kind !== 'VirtualService') continue;
     for (const r of [find(before, c), find(after, c)]) {

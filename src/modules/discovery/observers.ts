@@ -26,6 +26,7 @@ export function metricsObserver(m: DaemonMetrics): XdsObserver {
       m.xdsPushTime.observe({ type }, buildSeconds + sendSeconds);
       m.xdsSendTime.observe(sendSeconds);
     },
+    encoded: (type, reused) => m.xdsSharedEncodings.inc({ type, result: reused ? 'reused' : 'encoded' }),
     sendError: (type) => m.xdsPushes.inc({ type: `${type}_senderr` }),
     buildError: (type) => m.xdsPushes.inc({ type: `${type}_builderr` }),
     rejected: (type, node, message) => {
@@ -112,7 +113,9 @@ export class StoreOptionsWithMetrics implements MemoryConfigStoreOptions {
  */
 export function xdsCacheFrom(settings: Settings, m: DaemonMetrics): XdsCache | undefined {
   if (!settings.bool('PILOT_ENABLE_XDS_CACHE')) return undefined;
-  const types = new Set<CachedType>(['eds']);
+  // A proxy's own inbound listeners (lds) are kept too, so a push that does not touch them
+  // does not rebuild them for every proxy.
+  const types = new Set<CachedType>(['eds', 'lds']);
   if (settings.bool('PILOT_ENABLE_CDS_CACHE')) types.add('cds');
   if (settings.bool('PILOT_ENABLE_RDS_CACHE')) types.add('rds');
   const stats = settings.bool('PILOT_XDS_CACHE_STATS');

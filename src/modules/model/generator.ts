@@ -30,6 +30,11 @@ export interface GenerateRequest {
   typeUrl: XdsTypeUrl;
   /** The names the proxy subscribed to; `undefined` for a wildcard subscription (all of the type it should have). */
   names: readonly string[] | undefined;
+  /**
+   * Only the resources of these hosts are wanted (a push after their services changed; the
+   * others cannot have changed). A generator may ignore it and return more.
+   */
+  hosts?: ReadonlySet<string>;
 }
 
 /**
@@ -82,7 +87,12 @@ export interface HttpFilterContributor {
   httpFilters(context: FilterChainContext): EnvoyFilter[];
 }
 
-/** Contribution point: adjustments to each generated cluster (metadata, options). */
+/**
+ * Contribution point: adjustments to each generated cluster (metadata, options). An outbound
+ * cluster's output must depend only on its service, port, subset and the DestinationRule in
+ * force: one encoding serves every proxy that sees that rule (the proxy is given for inbound
+ * clusters, whose memo key covers its addresses, namespace and labels).
+ */
 export const ClusterContributor = Symbol.for('mesh.ClusterContributor');
 export interface ClusterContributor {
   /** Mutates the plain cluster object before it is encoded. */

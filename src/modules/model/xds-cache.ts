@@ -1,7 +1,7 @@
 /**
  * The xDS cache (PILOT_ENABLE_XDS_CACHE): encoded resources kept across pushes, so a push
  * rebuilds only what its change touched. Each entry lists the dependencies it was built
- * from as tags (`host:<hostname>`, `kind:<Kind>`, `services`); a push evicts the entries
+ * from as tags (`host:<hostname>`, `kind:<Kind>`, `services`, `address:<workload ip>`); a push evicts the entries
  * whose tags its change names. Least recently used entries go when the cache is full
  * (PILOT_XDS_CACHE_SIZE).
  */

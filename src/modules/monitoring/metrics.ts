@@ -88,6 +88,7 @@ export class DaemonMetrics {
   readonly xdsRdsReject: Gauge<'node' | 'err'>;
   readonly totalXdsInternalErrors: Counter;
   readonly xdsWriteTimeout: Counter;
+  readonly xdsSharedEncodings: Counter<'type' | 'result'>;
 
   // config and push context
   readonly totalRejectedConfigs: Counter<'type'>;
@@ -155,6 +156,11 @@ export class DaemonMetrics {
     this.xdsRdsReject = gauge('pilot_xds_rds_reject', 'Proxies currently rejecting RDS configuration, by node and error.', ['node', 'err']);
     this.totalXdsInternalErrors = counter('pilot_total_xds_internal_errors', 'Total number of internal xDS errors in pilot.');
     this.xdsWriteTimeout = counter('pilot_xds_write_timeout', 'Pilot xDS response write timeouts.');
+    this.xdsSharedEncodings = counter(
+      'pilot_xds_shared_encodings',
+      'xDS responses written, by type: encoded for the stream, or reused from another stream with the same response.',
+      ['type', 'result'],
+    );
 
     this.totalRejectedConfigs = counter('pilot_total_rejected_configs', 'Total number of configs that Pilot had to reject or ignore.', ['type']);
     this.services = gauge('pilot_services', 'Total services known to pilot.');

@@ -72,7 +72,9 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   protected abstract onRequest(request: Request): Promise<void>;
 
   /** What a response of `typeUrl` carries, from `generated`; undefined when a push has nothing to send. */
-  abstract planResponse(typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: string[] | undefined, requested: boolean): Response | undefined;
+  abstract planResponse(
+    typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
+  ): Response | undefined;
 
   /** The response as written on the stream. */
   abstract encodeResponse(typeUrl: XdsTypeUrl, response: Response, version: string, nonce: string): Buffer;
@@ -130,7 +132,7 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   private async pushChange(pending: PendingPush): Promise<void> {
     const { conn } = this;
     const eds = conn.watched.get(TypeUrl.ClusterLoadAssignment);
-    const plan = planPush(pending.change, conn.proxy, pending.push, eds?.names);
+    const plan = planPush(pending.change, conn.proxy, pending.push, eds?.names, conn.protocol);
     let wrote = false;
     let clustersKept = false;
     for (const typeUrl of PUSH_ORDER) {
@@ -144,7 +146,7 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
     }
     const clusters = conn.watched.get(TypeUrl.Cluster);
     if (clustersKept && clusters && !this.closed) {
-      wrote = (await this.respond(TypeUrl.Cluster, clusters, pending.push, 'all', false, false)).wrote || wrote;
+      wrote = (await this.respond(TypeUrl.Cluster, clusters, pending.push, plan.get(TypeUrl.Cluster) ?? 'all', false, false)).wrote || wrote;
     }
     if (wrote) this.options.observer.converged((Date.now() - pending.changeAt) / 1000);
   }

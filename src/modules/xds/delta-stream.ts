@@ -66,8 +66,10 @@ export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse>
     if (added.size > 0 || subscribe.includes('*')) await this.respond(typeUrl, watch, await this.waitForPush(), watch.names ? added : 'all', true);
   }
 
-  planResponse(_typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: string[] | undefined, requested: boolean): DeltaResponse | undefined {
-    return planDeltaResponse(watch, generated, names, requested);
+  planResponse(
+    _typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
+  ): DeltaResponse | undefined {
+    return planDeltaResponse(watch, generated, names, requested, hosts);
   }
 
   encodeResponse(typeUrl: XdsTypeUrl, response: DeltaResponse, version: string, nonce: string): Buffer {

@@ -10,6 +10,8 @@ export interface XdsObserver {
   connections(delta: number): void;
   /** A response was built and written: its size and the seconds spent generating and writing it. */
   pushed(type: ShortType, bytes: number, buildSeconds: number, sendSeconds: number): void;
+  /** A response was encoded (`reused` false) or written with the encoding another stream got (true). */
+  encoded(type: ShortType, reused: boolean): void;
   sendError(type: ShortType): void;
   buildError(type: ShortType): void;
   /** The proxy rejected a response (NACK). */

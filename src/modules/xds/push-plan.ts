@@ -5,8 +5,16 @@ import { Proxy } from '../model/proxy';
 import { PushContext } from '../model/push-context';
 import { PUSH_ORDER, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 
-/** For one proxy and one change: the types to regenerate, each for all its names or only some. */
-export type PushPlan = Map<XdsTypeUrl, 'all' | Set<string>>;
+/**
+ * For one proxy and one change: the types to regenerate, each for all its names, only some, or
+ * only the resources of some hosts (a delta CDS push after service definitions changed).
+ */
+export type PushPlan = Map<XdsTypeUrl, 'all' | Set<string> | HostScope>;
+
+/** Only the resources that belong to these hosts can differ; the rest is not visited. */
+export interface HostScope {
+  readonly hosts: ReadonlySet<string>;
+}
 
 const ROUTING_KINDS = ['VirtualService', 'DestinationRule', 'Sidecar', 'Gateway', 'ServiceEntry'];
 
@@ -15,8 +23,16 @@ const ROUTING_KINDS = ['VirtualService', 'DestinationRule', 'Sidecar', 'Gateway'
  * concerns: an endpoint change is an EDS push of the clusters of those hosts; a
  * VirtualService change is LDS/RDS; a policy change is LDS; anything else is a full push.
  * The name table (NDS) goes only to proxies that asked for one, when services move.
+ *
+ * When only service definitions changed, a delta proxy's clusters are regenerated and compared
+ * for those hosts alone (a cluster reads its own service, DestinationRule, endpoints and the
+ * PeerAuthentications, never another service), unless the proxy is an instance of one of them
+ * (its inbound clusters follow its services). A state-of-the-world CDS response lists every
+ * cluster anyway.
  */
-export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, watchedEds: ReadonlySet<string> | undefined): PushPlan {
+export function planPush(
+  change: ChangeSet, proxy: Proxy, push: PushContext, watchedEds: ReadonlySet<string> | undefined, protocol: 'sotw' | 'delta' = 'sotw',
+): PushPlan {
   const plan: PushPlan = new Map();
   const kinds = new Set([...change.configs].map((k) => k.split('/')[0]));
   if (change.full || [...kinds].some((k) => !ROUTING_KINDS.includes(k) && !POLICY_KINDS.includes(k) && k !== 'WorkloadEntry')) {
@@ -24,8 +40,13 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
     return plan;
   }
   if (wantsNameTable(proxy) && nameTableMoved(change, kinds, push)) plan.set(TypeUrl.NameTable, 'all');
-  if (kinds.has('Sidecar') || kinds.has('Gateway') || kinds.has('DestinationRule') || change.services.size > 0) {
+  if (kinds.has('Sidecar') || kinds.has('Gateway') || kinds.has('DestinationRule')) {
     plan.set(TypeUrl.Cluster, 'all');
+    plan.set(TypeUrl.Listener, 'all');
+    plan.set(TypeUrl.RouteConfiguration, 'all');
+  } else if (change.services.size > 0) {
+    const ownServiceChanged = push.serviceInstancesOf(proxy).some((e) => change.services.has(e.hostname));
+    plan.set(TypeUrl.Cluster, protocol === 'delta' && proxy.generator === '' && !ownServiceChanged ? { hosts: change.services } : 'all');
     plan.set(TypeUrl.Listener, 'all');
     plan.set(TypeUrl.RouteConfiguration, 'all');
   }
@@ -53,14 +74,21 @@ export function planPush(change: ChangeSet, proxy: Proxy, push: PushContext, wat
     const ownInstancesMoved = proxy.ips.some((ip) => change.workloadAddresses.has(ip));
     if (ownInstancesMoved) plan.set(TypeUrl.Listener, 'all');
     if (proxy.generator !== 'grpc') {
-      const inlineEndpoints = [...change.endpoints].some((h) => push.service(h)?.resolution !== 'STATIC');
-      if (inlineEndpoints || ownInstancesMoved) plan.set(TypeUrl.Cluster, 'all');
+      const inline = [...change.endpoints].filter((h) => push.service(h)?.resolution !== 'STATIC');
+      const clusters = plan.get(TypeUrl.Cluster);
+      const hostScoped = protocol === 'delta' && proxy.generator === '' && (clusters === undefined || isHostScope(clusters));
+      if (ownInstancesMoved || (inline.length > 0 && !hostScoped)) plan.set(TypeUrl.Cluster, 'all');
+      else if (inline.length > 0) plan.set(TypeUrl.Cluster, { hosts: new Set([...(clusters ? (clusters as HostScope).hosts : []), ...inline]) });
     }
   }
   return plan;
 }
 
 const POLICY_KINDS = ['RequestAuthentication', 'AuthorizationPolicy', 'PeerAuthentication'];
+
+export function isHostScope(scope: 'all' | Set<string> | HostScope): scope is HostScope {
+  return scope !== 'all' && !(scope instanceof Set);
+}
 
 /** The name table lists the services in scope and, for those without a VIP, their endpoints. */
 function nameTableMoved(change: ChangeSet, kinds: ReadonlySet<string>, push: PushContext): boolean {

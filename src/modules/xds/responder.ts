@@ -5,7 +5,8 @@ import { SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
 import type { AdsStream } from './ads-stream';
 import { WatchState } from './connection';
 import { XdsObserver } from './observer';
-import { keepRemovedResources, namesToGenerate, PlannedResponse, ResponseScope } from './response-planner';
+import { hostsToGenerate, keepRemovedResources, namesToGenerate, PlannedResponse, ResponseScope } from './response-planner';
+import { SharedEncodings } from './shared-encodings';
 import { WriteBudget } from './write-budget';
 
 /**
@@ -13,7 +14,9 @@ import { WriteBudget } from './write-budget';
  * decide what goes out against what the proxy has, waits for room under the write budget,
  * encodes, writes and reports it. One per server, shared by its streams, since the
  * generators and the budget are; the streams keep the protocol, this keeps the order of the
- * steps and what each one costs (pilot_xds_push_time, pilot_xds_send_time, errors).
+ * steps and what each one costs (pilot_xds_push_time, pilot_xds_send_time, errors). Responses
+ * with the same bytes are encoded once and written to every stream that gets them
+ * (shared-encodings).
  */
 
 /** What the responder reads of the server's options. */
@@ -42,6 +45,8 @@ export interface ResponseOutcome {
 }
 
 export class Responder {
+  private readonly encodings = new SharedEncodings('s');
+
   constructor(
     private readonly options: ResponderOptions,
     private readonly budget: WriteBudget,
@@ -65,28 +70,31 @@ export class Responder {
     if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
     const started = process.hrtime.bigint();
     const names = namesToGenerate(watch, scope, conn.protocol, typeUrl);
+    const hosts = hostsToGenerate(watch, scope, conn.protocol);
     const nothing = { wrote: false, kept: false };
     if (names && names.length === 0 && !requested) return nothing;
     let resources: XdsResource[];
     try {
-      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names });
+      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names, hosts });
     } catch (err) {
       this.options.observer.buildError(short);
       throw err;
     }
-    const kept = keepRemoved && keepRemovedResources(watch, resources);
+    const kept = keepRemoved && keepRemovedResources(watch, resources, hosts);
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const nonce = conn.nextNonce();
     // Decide what to send, then wait for room under the write budget before encoding it:
     // the encoded response is what takes memory.
-    const planned = stream.planResponse(typeUrl, watch, resources, names, requested);
+    const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
     if (!planned) return { wrote: false, kept };
     const reserved = await this.budget.reserve(typeUrl, planned.resources);
     try {
       if (stream.closed) return nothing;
       planned.recordSent();
+      const content = { protocol: conn.protocol, typeUrl, version: push.version, resources: planned.resources, removed: planned.removed };
+      const encoding = this.encodings.encodingFor(content, watch, (nonce) => stream.encodeResponse(typeUrl, planned, push.version, nonce));
+      this.options.observer.encoded(short, encoding.reused);
       // send() hands the response to the stream before its first await.
-      const sent = this.send(stream, typeUrl, watch, push, nonce, stream.encodeResponse(typeUrl, planned, push.version, nonce), resources.length, buildSeconds, kept);
+      const sent = this.send(stream, typeUrl, watch, push, encoding.nonce, encoding.body, resources.length, buildSeconds, kept);
       donePreparing();
       return await sent;
     } finally {

@@ -2,7 +2,9 @@ import { XdsResource } from '../model/generator';
 import { TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import { DeltaResource } from '../envoy/wire';
 import { markedVersion, WatchState } from './connection';
-import { PushPlan } from './push-plan';
+import { sharedNameList } from '../model/name-lists';
+import { parseClusterName } from '../model/naming';
+import { isHostScope, PushPlan } from './push-plan';
 import { resourceVersion } from './versions';
 import { SentResources } from './sent-resources';
 
@@ -23,6 +25,8 @@ export type ResponseScope = PushPlan extends Map<XdsTypeUrl, infer S> ? S : neve
 /** A response decided on: what it carries, and how the proxy's state follows once it is sent. */
 export interface PlannedResponse {
   readonly resources: readonly XdsResource[];
+  /** Delta: the names the proxy should drop. */
+  readonly removed?: readonly string[];
   /** Records the response as what the proxy has; called right before it is encoded and written. */
   recordSent(): void;
 }
@@ -32,10 +36,31 @@ export function isStateOfTheWorldType(typeUrl: XdsTypeUrl): boolean {
   return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
 }
 
+/**
+ * The hosts a response is limited to: a delta wildcard subscription pushed after only these
+ * hosts' services changed. Undefined otherwise (then `namesToGenerate` says what to generate).
+ */
+export function hostsToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta'): ReadonlySet<string> | undefined {
+  return isHostScope(scope) && protocol === 'delta' && watch.names === undefined ? scope.hosts : undefined;
+}
+
+/** The host a cluster name belongs to (`outbound|<port>|<subset>|<host>`). */
+export function clusterHost(name: string): string | undefined {
+  return parseClusterName(name)?.host;
+}
+
+/** The names held of `hosts`. */
+function heldOf(watch: WatchState, hosts: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const host of hosts) out.push(...watch.sent.namesWith(clusterHost, host));
+  return out;
+}
+
 /** The names to generate for `scope`; undefined asks the generator for all it has for the proxy. */
-export function namesToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta', typeUrl: XdsTypeUrl): string[] | undefined {
+export function namesToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta', typeUrl: XdsTypeUrl): readonly string[] | undefined {
+  if (isHostScope(scope)) scope = 'all';
   const subscribed = watch.names;
-  if (subscribed) return scope === 'all' ? [...subscribed] : [...scope].filter((n) => subscribed.has(n));
+  if (subscribed) return scope === 'all' ? sharedNameList(subscribed) : [...scope].filter((n) => subscribed.has(n));
   // A state-of-the-world LDS or CDS response lists everything, whatever changed.
   if (scope !== 'all' && protocol === 'sotw' && isStateOfTheWorldType(typeUrl)) return undefined;
   if (scope !== 'all') return [...scope];
@@ -45,9 +70,20 @@ export function namesToGenerate(watch: WatchState, scope: ResponseScope, protoco
 /**
  * Make before break: what the proxy holds that was not generated this time is added to
  * `generated`, so clusters that go away stay until routes no longer point at them. Returns
- * whether anything was kept.
+ * whether anything was kept. With `hosts`, only those hosts' resources were generated.
  */
-export function keepRemovedResources(watch: WatchState, generated: XdsResource[]): boolean {
+export function keepRemovedResources(watch: WatchState, generated: XdsResource[], hosts?: ReadonlySet<string>): boolean {
+  if (hosts) {
+    const names = new Set(generated.map((r) => r.name));
+    let keptOfHosts = false;
+    for (const name of heldOf(watch, hosts)) {
+      const body = watch.sent.get(name);
+      if (names.has(name) || body === undefined || markedVersion(body) !== undefined) continue;
+      generated.push({ name, body });
+      keptOfHosts = true;
+    }
+    return keptOfHosts;
+  }
   // Counting first spares building a set of every name on the usual push, which removes nothing.
   if (countSent(watch.sent, generated) >= watch.sent.size) return false;
   let kept = false;
@@ -110,10 +146,12 @@ export class DeltaResponse implements PlannedResponse {
 }
 
 /**
- * The delta response to `generated` (generated for `names`, or for everything when
- * undefined), or undefined when a push finds nothing to send; `requested` as above.
+ * The delta response to `generated` (generated for `names`, for `hosts`, or for everything
+ * when both are undefined), or undefined when a push finds nothing to send; `requested` as above.
  */
-export function planDeltaResponse(watch: WatchState, generated: readonly XdsResource[], names: string[] | undefined, requested: boolean): DeltaResponse | undefined {
+export function planDeltaResponse(
+  watch: WatchState, generated: readonly XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
+): DeltaResponse | undefined {
   // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
   // body-interning) an identity check, so a push to thousands of proxies stays cheap.
   const changed: DeltaResource[] = [];
@@ -133,7 +171,11 @@ export function planDeltaResponse(watch: WatchState, generated: readonly XdsReso
     changed.push({ name: r.name, body: r.body, version: resourceVersion(r.body) });
   }
   const removed: string[] = [];
-  if (names) {
+  if (hosts) {
+    // Only these hosts' resources were generated: what the proxy holds of them and did not get went.
+    const present = new Set(generated.map((r) => r.name));
+    for (const n of heldOf(watch, hosts)) if (!present.has(n)) removed.push(n);
+  } else if (names) {
     // Generators answer only names asked for, each once: all of them answered, nothing went.
     if (generated.length < names.length) {
       const present = new Set(generated.map((r) => r.name));

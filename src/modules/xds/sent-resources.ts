@@ -31,6 +31,9 @@ function nameIndex(names: readonly string[]): NameIndex {
   return index;
 }
 
+/** Per shared name index and key function: positions by key (see `namesWith`). */
+const keyIndexes = new WeakMap<NameIndex, WeakMap<(name: string) => string | undefined, Map<string, number[]>>>();
+
 /** Names outside the index beyond which `settle()` rebuilds it (and the share of the total). */
 const SETTLE_MIN_EXTRA = 16;
 const SETTLE_SHARE = 0.1;
@@ -100,6 +103,32 @@ export class SentResources implements Iterable<[string, Buffer]> {
       return;
     }
     if (extra >= SETTLE_MIN_EXTRA && extra >= this.size * SETTLE_SHARE) this.replace([...this].map(([name, body]) => ({ name, body })));
+  }
+
+  /**
+   * The names held whose `keyOf` is `key` (the clusters of one host, say): read from an index
+   * built once per shared name index and `keyOf`, so a push that concerns one host does not
+   * visit every name every proxy holds.
+   */
+  namesWith(keyOf: (name: string) => string | undefined, key: string): string[] {
+    let byFn = keyIndexes.get(this.index);
+    if (!byFn) keyIndexes.set(this.index, (byFn = new WeakMap()));
+    let index = byFn.get(keyOf);
+    if (!index) {
+      index = new Map();
+      this.index.names.forEach((name, at) => {
+        const k = keyOf(name);
+        if (k === undefined) return;
+        const list = index!.get(k);
+        if (list) list.push(at);
+        else index!.set(k, [at]);
+      });
+      byFn.set(keyOf, index);
+    }
+    const out: string[] = [];
+    for (const at of index.get(key) ?? []) if (this.bodies[at] !== undefined) out.push(this.index.names[at]);
+    if (this.extra) for (const name of this.extra.keys()) if (keyOf(name) === key) out.push(name);
+    return out;
   }
 
   *keys(): IterableIterator<string> {

@@ -67,7 +67,7 @@ export class SotwStream extends AdsStream<DiscoveryRequest, SotwResponse> {
     }
   }
 
-  planResponse(typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], _names: string[] | undefined, requested: boolean): SotwResponse | undefined {
+  planResponse(typeUrl: XdsTypeUrl, watch: WatchState, generated: XdsResource[], _names: readonly string[] | undefined, requested: boolean): SotwResponse | undefined {
     return planSotwResponse(watch, typeUrl, generated, requested);
   }
 

@@ -22,6 +22,7 @@ const EXPECTED: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   pilot_xds_rds_reject: 'gauge',
   pilot_total_xds_internal_errors: 'counter',
   pilot_xds_write_timeout: 'counter',
+  pilot_xds_shared_encodings: 'counter',
   pilot_total_rejected_configs: 'counter',
   pilot_services: 'gauge',
   pilot_virt_services: 'gauge',

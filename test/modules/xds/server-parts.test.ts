@@ -120,6 +120,7 @@ describe('xDS server parts', () => {
     const quiet: XdsObserver = {
       connections() {},
       pushed() {},
+      encoded() {},
       sendError() {},
       buildError() {},
       rejected() {},

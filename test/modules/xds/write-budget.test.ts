@@ -46,6 +46,7 @@ class CountingObserver implements XdsObserver {
   internalErrors = 0;
   connections(): void {}
   pushed(): void {}
+  encoded(): void {}
   sendError(): void {
     this.sendErrors += 1;
   }

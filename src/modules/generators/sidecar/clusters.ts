@@ -1,13 +1,15 @@
 /** CDS of a sidecar: outbound clusters of its scope, the fixed clusters, and its inbound clusters. */
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
+import { Service } from '../../registry/model';
+import { resourceKey } from '../../config/resource';
 import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
 import { XdsResource } from '../../model/generator';
 import {
   buildOutboundClusters, clusterMetadata, meshConnectTimeout, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
 } from '../common';
 import { inboundClusterName } from '../../model/naming';
-import { inboundKey, inboundPorts } from './inbound';
+import { inboundDependencies, inboundKey, inboundPorts } from './inbound';
 import { encodeNamed, pick, SidecarContext } from './options';
 import { configKey, sidecarScope } from './scope';
 
@@ -17,34 +19,49 @@ export const INBOUND_PASSTHROUGH_CLUSTER = 'InboundPassthroughCluster';
 /** Source address of inbound passthrough connections, which capture rules let through. */
 export const INBOUND_PASSTHROUGH_BIND = '127.0.0.6';
 
-export function sidecarClusters(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
+/** With `hosts`, only the outbound clusters of those hosts (those in the proxy's scope). */
+export function sidecarClusters(
+  ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined, hosts?: ReadonlySet<string>,
+): XdsResource[] {
   const scope = sidecarScope(push, proxy);
   const key = configKey(push, proxy, scope);
   // Cached per service, so a change to one service rebuilds its clusters only. A service's
-  // clusters read the service, the DestinationRules (for its host) and its endpoints (DNS
-  // clusters carry them; with mTLS, the service accounts clients accept), which `host:`
-  // covers, and with mTLS the PeerAuthentications (auto mTLS). The list itself follows the
-  // scope's services and is rebuilt each push.
+  // clusters read the service, the DestinationRule in force for the proxy (for its host) and
+  // its endpoints (DNS clusters carry them; with mTLS, the service accounts clients accept),
+  // which `host:` covers, and with mTLS the PeerAuthentications (auto mTLS); nothing else of
+  // the proxy, so every scope that sees the same DestinationRule shares them. The list itself
+  // follows the scope's services and is rebuilt each push.
   const dependencies = ['kind:DestinationRule', ...(ctx.mtls ? ['kind:PeerAuthentication'] : [])];
-  const outbound = push.memoize(`${ctx.memoPrefix}/out/${key}`, () =>
-    scope.services.flatMap((service) =>
-      push.cached('cds', `${ctx.memoPrefix}/out/${key}/${service.hostname}`, [`host:${service.hostname}`, ...dependencies], () =>
-        encodeNamed(
-          TypeUrl.Cluster,
-          service.ports.flatMap((port) =>
-            buildOutboundClusters(push, proxy, service, port, {
-              forGrpc: false,
-              contributors: ctx.clusters,
-              endpointContributors: ctx.endpoints,
-              mtls: ctx.mtls && { options: ctx.mtls, source: 'sds' },
-            }),
-          ),
+  const outboundOf = (service: Service): XdsResource[] => {
+    const dr = push.destinationRuleFor(service.hostname, proxy);
+    return push.cached('cds', `${ctx.memoPrefix}/out/${service.hostname}/${dr ? resourceKey(dr) : ''}`, [`host:${service.hostname}`, ...dependencies], () =>
+      encodeNamed(
+        TypeUrl.Cluster,
+        service.ports.flatMap((port) =>
+          buildOutboundClusters(push, proxy, service, port, {
+            forGrpc: false,
+            contributors: ctx.clusters,
+            endpointContributors: ctx.endpoints,
+            mtls: ctx.mtls && { options: ctx.mtls, source: 'sds' },
+          }),
         ),
       ),
-    ),
-  );
+    );
+  };
+  if (hosts) {
+    const inScope = push.memoize(`${ctx.memoPrefix}/scope-hosts/${scope.key}`, () => new Map(scope.services.map((s) => [s.hostname, s])));
+    const out: XdsResource[] = [];
+    for (const host of hosts) {
+      const service = inScope.get(host);
+      if (service) out.push(...outboundOf(service));
+    }
+    return pick(out, names);
+  }
+  const outbound = push.memoize(`${ctx.memoPrefix}/out/${key}`, () => scope.services.flatMap(outboundOf));
   const fixed = push.memoize(`${ctx.memoPrefix}/cds-fixed`, () => encodeNamed(TypeUrl.Cluster, fixedClusters(push)));
-  const inbound = push.memoize(`${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, () => encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)));
+  const inbound = push.cached('cds', `${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, inboundDependencies(push, proxy), () =>
+    encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)),
+  );
   return pick([...outbound, ...fixed, ...inbound], names);
 }
 

@@ -4,15 +4,27 @@ import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
 import { encodeResource } from '../../model/body-interning';
+import { sharedNameListId } from '../../model/name-lists';
 import { TypeUrl } from '../../envoy/type-urls';
 import { XdsResource } from '../../model/generator';
 import { buildLoadAssignment } from '../common';
 import { outboundClusterName, parseClusterName } from '../../model/naming';
 import { SidecarContext } from './options';
-import { SidecarScope, sidecarScope } from './scope';
+import { configKey, SidecarScope, sidecarScope } from './scope';
 
+/**
+ * What a proxy gets reads its scope and the DestinationRules it sees (`configKey`) and the
+ * names it asked for: proxies of one scope subscribed to the same names (a shared list, see
+ * name-lists) share one answer per push.
+ */
 export function sidecarEndpoints(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
+  const list = names === undefined ? '*' : sharedNameListId(names);
+  if (list === undefined) return loadAssignments(ctx, push, proxy, scope, names);
+  return [...push.memoize(`${ctx.memoPrefix}/eds-list/${configKey(push, proxy, scope)}/${list}`, () => loadAssignments(ctx, push, proxy, scope, names))];
+}
+
+function loadAssignments(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, names: readonly string[] | undefined): XdsResource[] {
   const inScope = push.memoize(`${ctx.memoPrefix}/scope-hosts/${scope.key}`, () => new Map(scope.services.map((s) => [s.hostname, s])));
   const out: XdsResource[] = [];
   for (const name of names ?? edsClusterNames(push, proxy, scope)) {

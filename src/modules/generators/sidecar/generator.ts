@@ -38,7 +38,7 @@ export class SidecarGenerator implements XdsGenerator {
     const ctx = this.ctx();
     switch (request.typeUrl) {
       case TypeUrl.Cluster:
-        return sidecarClusters(ctx, push, proxy, names);
+        return sidecarClusters(ctx, push, proxy, names, request.hosts);
       case TypeUrl.ClusterLoadAssignment:
         return sidecarEndpoints(ctx, push, proxy, names);
       case TypeUrl.Listener:

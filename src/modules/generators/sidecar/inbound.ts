@@ -40,6 +40,21 @@ export function inboundPorts(push: PushContext, proxy: Proxy): InboundInstance[]
     .sort((a, b) => a.endpoint.servicePort.number - b.endpoint.servicePort.number);
 }
 
+/**
+ * What a proxy's inbound config is built from besides its key (addresses, namespace, labels),
+ * as xDS cache tags: the services it is an instance of (`host:`), the endpoints at its
+ * addresses (`address:`, a workload joining or leaving them), and the policy kinds inbound
+ * chains and their contributors read. Kinds the cache does not track clear it entirely, and
+ * so does a mesh config change. Kept across pushes, a push that touches none of these does
+ * not rebuild the inbound side of every proxy.
+ */
+export function inboundDependencies(push: PushContext, proxy: Proxy): string[] {
+  const hosts = new Set(push.serviceInstancesOf(proxy).map((e) => `host:${e.hostname}`));
+  return [...proxy.ips.map((ip) => `address:${ip}`), ...hosts, ...INBOUND_KINDS];
+}
+
+const INBOUND_KINDS = ['kind:PeerAuthentication', 'kind:AuthorizationPolicy', 'kind:RequestAuthentication', 'kind:DestinationRule', 'kind:VirtualService'];
+
 /** Memo key of a proxy's inbound side: its addresses, namespace and labels. */
 export function inboundKey(proxy: Proxy): string {
   const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));

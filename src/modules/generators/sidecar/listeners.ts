@@ -27,7 +27,7 @@ import { destinationCluster, endpointAddress, EnvoyEnum } from '../common';
 import { inboundClusterName, outboundClusterName } from '../../model/naming';
 import { BLACKHOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER } from './clusters';
 import { inboundHcm, ORIGINAL_DST_FILTER, ORIGINAL_DST_TYPE, outboundHcm, tcpChainFilters, tcpProxy } from './filters';
-import { InboundInstance, inboundInstances, inboundKey } from './inbound';
+import { InboundInstance, inboundDependencies, inboundInstances, inboundKey } from './inbound';
 import { InboundChainVariant, inboundChainVariants, needsTlsInspector, tlsInspector } from './inbound-tls';
 import { encodeNamed, pick, SidecarContext } from './options';
 import { configKey, OutboundPort, routeNameOf, SidecarScope, sidecarScope } from './scope';
@@ -45,7 +45,7 @@ export function sidecarListeners(ctx: SidecarContext, push: PushContext, proxy: 
   const outbound = push.memoize(`${ctx.memoPrefix}/lds-out/${mode}/${configKey(push, proxy, scope)}`, () =>
     encodeNamed(TypeUrl.Listener, outboundListeners(ctx, push, proxy, scope)),
   );
-  const inbound = push.memoize(`${ctx.memoPrefix}/lds-in/${mode}/${inboundKey(proxy)}`, () =>
+  const inbound = push.cached('lds', `${ctx.memoPrefix}/lds-in/${mode}/${inboundKey(proxy)}`, inboundDependencies(push, proxy), () =>
     encodeNamed(TypeUrl.Listener, inboundListeners(ctx, push, proxy)),
   );
   return pick([...outbound, ...inbound], names);

@@ -1,16 +1,23 @@
 /** RDS of a sidecar: the route table of each outbound HTTP port. */
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import { TypeUrl } from '../../envoy/type-urls';
-import { encodeResource } from '../../model/body-interning';
+import * as protobuf from 'protobufjs';
+import { ConfigResource } from '../../config/resource';
+import { VirtualServiceSpec } from '../../config/kinds/virtual-service';
+import { encodeMessage } from '../../envoy/protos';
+import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
+import { internBody } from '../../model/body-interning';
 import { XdsResource } from '../../model/generator';
+import { Service, ServicePort } from '../../registry/model';
 import { buildVirtualHost } from '../common';
 import { PASSTHROUGH_CLUSTER } from './clusters';
 import { SidecarContext } from './options';
-import { configKey, parseRouteName, routeNameOf, SidecarScope, sidecarScope } from './scope';
+import { configKey, labelsKey, labelSensitive, parseRouteName, routeNameOf, SidecarScope, sidecarScope } from './scope';
 
 /** A route table reads every service on its port and the VirtualServices and DestinationRules for them. */
 const ROUTE_DEPENDENCIES = ['services', 'kind:VirtualService', 'kind:DestinationRule'];
+
+const VIRTUAL_HOST = typeUrlOf('envoy.config.route.v3.VirtualHost');
 
 export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
@@ -19,9 +26,7 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
   const out: XdsResource[] = [];
   for (const name of names ?? scope.ports.filter((p) => p.http.length > 0).map(routeNameOf)) {
     if (!parseRouteName(name)) continue;
-    const body = push.cached('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, () =>
-      encodeResource(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(ctx, push, proxy, scope, name)),
-    );
+    const body = push.cached('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, () => encodeRouteConfiguration(ctx, push, proxy, scope, name));
     out.push({ name, body });
   }
   return out;
@@ -32,24 +37,81 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
  * (a domain already taken by an earlier host is left out), then the catch-all for other hosts:
  * PassthroughCluster (`allow_any`), or a 502 (`block_all`) under REGISTRY_ONLY and for
  * listeners without capture.
+ *
+ * Encoded from virtual hosts kept across pushes: a change to one service rebuilds every route
+ * table of its port (the table lists the port's services), but only that service's virtual
+ * host is built and encoded again. The bytes are those of the whole message encoded at once
+ * (fields in number order: name, virtual hosts, validate_clusters).
  */
-export function buildRouteConfiguration(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, name: string): Record<string, unknown> {
-  const parsed = parseRouteName(name)!;
-  const entry = scope.ports.find((p) => p.number === parsed.number && p.bind === parsed.bind);
+function encodeRouteConfiguration(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, name: string): Buffer {
+  const entry = portEntry(scope, name);
   const used = new Set<string>();
-  const virtualHosts: Record<string, unknown>[] = [];
+  const w = protobuf.Writer.create();
+  w.uint32((1 << 3) | 2).string(name);
   for (const { service, port } of entry?.http ?? []) {
-    const vh = buildVirtualHost(push, proxy, service, port, { forGrpc: false, absoluteFqdn: ctx.absoluteFqdnDomain, altHosts: true });
-    const domains = (vh.domains as string[]).filter((d) => !used.has(d));
+    const vh = cachedVirtualHost(ctx, push, proxy, service, port);
+    const domains = vh.domains.filter((d) => !used.has(d));
     if (domains.length === 0) continue;
     domains.forEach((d) => used.add(d));
-    virtualHosts.push({ ...vh, domains });
+    w.uint32((2 << 3) | 2).bytes(domains.length === vh.domains.length ? vh.body : encodeMessage(VIRTUAL_HOST, { ...vh.message, domains }));
   }
-  // Passing through to the original destination needs a captured connection: a listener
-  // bound to its own address would connect to itself.
+  w.uint32((2 << 3) | 2).bytes(encodeMessage(VIRTUAL_HOST, catchAllVirtualHost(catchAllMode(proxy, scope, entry))));
+  // validate_clusters, as the whole message would encode it.
+  w.uint32((7 << 3) | 2).fork().uint32((1 << 3) | 0).bool(false).ldelim();
+  return internBody(TypeUrl.RouteConfiguration, name, Buffer.from(w.finish()));
+}
+
+interface CachedVirtualHost {
+  message: Record<string, unknown>;
+  domains: readonly string[];
+  body: Uint8Array;
+}
+
+/**
+ * One service port's virtual host, kept across pushes. It reads the proxy's namespace (which
+ * VirtualService and DestinationRule it sees, same-namespace short names) and, when config
+ * matches on them, its labels; the service, its VirtualService and DestinationRule, and the
+ * services that VirtualService routes to (a destination without a port takes its only one).
+ */
+function cachedVirtualHost(ctx: SidecarContext, push: PushContext, proxy: Proxy, service: Service, port: ServicePort): CachedVirtualHost {
+  const viewer = `${proxy.namespace}|${labelSensitive(push) ? labelsKey(proxy.labels) : ''}`;
+  const key = `${ctx.memoPrefix}/vh/${viewer}/${service.hostname}/${port.number}/${port.name}/${port.protocol}`;
+  const vs = push.virtualServiceFor(service.hostname, proxy.namespace);
+  const dependencies = [`host:${service.hostname}`, 'kind:VirtualService', 'kind:DestinationRule', ...(vs ? destinationHosts(push, vs) : [])];
+  return push.cached('rds', key, dependencies, () => {
+    const message = buildVirtualHost(push, proxy, service, port, { forGrpc: false, absoluteFqdn: ctx.absoluteFqdnDomain, altHosts: true });
+    return { message, domains: message.domains as string[], body: encodeMessage(VIRTUAL_HOST, message) };
+  });
+}
+
+/** `host:` tags of every host a VirtualService names (destinations, mirrors...), qualified in its namespace. */
+function destinationHosts(push: PushContext, vs: ConfigResource<VirtualServiceSpec>): string[] {
+  const out = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (k === 'host' && typeof v === 'string') out.add(`host:${push.qualify(v, vs.metadata.namespace)}`);
+        else walk(v);
+      }
+    }
+  };
+  walk(vs.spec);
+  return [...out];
+}
+
+function portEntry(scope: SidecarScope, name: string) {
+  const parsed = parseRouteName(name)!;
+  return scope.ports.find((p) => p.number === parsed.number && p.bind === parsed.bind);
+}
+
+/**
+ * Passing through to the original destination needs a captured connection: a listener bound
+ * to its own address would connect to itself.
+ */
+function catchAllMode(proxy: Proxy, scope: SidecarScope, entry: ReturnType<typeof portEntry>): 'ALLOW_ANY' | 'REGISTRY_ONLY' {
   const captured = proxy.interceptionMode !== 'NONE' && !entry?.captureNone;
-  virtualHosts.push(catchAllVirtualHost(captured ? scope.outboundMode : 'REGISTRY_ONLY'));
-  return { name, virtual_hosts: virtualHosts, validate_clusters: { value: false } };
+  return captured ? scope.outboundMode : 'REGISTRY_ONLY';
 }
 
 export function catchAllVirtualHost(mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Record<string, unknown> {

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { XdsResource } from '../model/generator';
+
+/**
+ * One encoding per distinct response, written to every stream that gets it.
+ *
+ * Proxies of one scope get the same responses: on a connect storm, the same clusters and
+ * listeners; on a push, the same few changed resources. Encoded per stream, each copy costs
+ * the CPU to frame and concatenate it and the memory to hold it while it is written. Here a
+ * response is identified by exactly what its bytes are made of: the protocol, type, push
+ * version, each resource's name and (interned) body by identity, and the names removed. Two
+ * streams share an encoding only when those are the same, so a proxy can never be handed
+ * another scope's config: a different resource is a different body, hence a different key.
+ *
+ * A shared encoding carries one nonce for all its streams. Nonces stay unique per stream: a
+ * stream that was already given an encoding gets its own one if the same response comes again.
+ */
+
+/** The parts of a response that make its bytes (the nonce aside). */
+export interface ResponseContent {
+  protocol: 'sotw' | 'delta';
+  typeUrl: string;
+  version: string;
+  resources: readonly XdsResource[];
+  /** Delta: names the proxy should drop. */
+  removed?: readonly string[];
+}
+
+export interface SharedEncoding {
+  body: Buffer;
+  nonce: string;
+  /** Whether the encoding was taken from an earlier stream's response. */
+  reused: boolean;
+}
+
+/** Bodies by identity: a number per (body, name), given out once. */
+const bodyIds = new WeakMap<Buffer, { name: string; id: string }>();
+let nextBodyId = 0;
+
+function bodyId(r: XdsResource): string {
+  const known = bodyIds.get(r.body);
+  if (known) return known.name === r.name ? known.id : `${known.id}=${r.name}`;
+  const id = (nextBodyId++).toString(36);
+  bodyIds.set(r.body, { name: r.name, id });
+  return id;
+}
+
+/** Above this many characters the resource part of a key is kept as a digest (long Map keys hash poorly). */
+const DIGEST_ABOVE = 1024;
+
+/** The identity of a response's bytes (the nonce aside). */
+export function contentKey(content: ResponseContent): string {
+  const ids = new Array<string>(content.resources.length);
+  for (let i = 0; i < content.resources.length; i++) ids[i] = bodyId(content.resources[i]);
+  // JSON: names (removals come from what proxies subscribed) cannot make two lists read alike.
+  let parts = JSON.stringify([ids, content.removed ?? []]);
+  if (parts.length > DIGEST_ABOVE) parts = `#${createHash('sha256').update(parts).digest('base64')}`;
+  return `${content.protocol} ${content.typeUrl} ${content.version} ${content.resources.length}\n${parts}`;
+}
+
+/**
+ * Encodings kept at once, by bytes, least recently used going first: a storm of large responses
+ * cannot grow memory without bound, and a past push's responses (their version is in the key,
+ * so they never match again) make way for the current one's.
+ */
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+
+export class SharedEncodings {
+  /** Key → encoding, least recently used first. */
+  private readonly entries = new Map<string, { body: Buffer; nonce: string; receivers: WeakSet<object> }>();
+  private bytes = 0;
+  private nonces = 0;
+
+  constructor(
+    /** Tells the nonce apart from those of other servers' encodings and of per-stream nonces. */
+    private readonly noncePrefix: string,
+    private readonly maxBytes = DEFAULT_MAX_BYTES,
+  ) {}
+
+  /**
+   * The encoding of `content` for `receiver` (one stream's state of one type): the one already
+   * made for another stream, or a new one made by `encode` with a fresh nonce. A receiver is
+   * given each shared encoding at most once, so it never sees a nonce twice.
+   */
+  encodingFor(content: ResponseContent, receiver: object, encode: (nonce: string) => Buffer): SharedEncoding {
+    const key = contentKey(content);
+    const known = this.entries.get(key);
+    if (known && !known.receivers.has(receiver)) {
+      known.receivers.add(receiver);
+      this.entries.delete(key);
+      this.entries.set(key, known);
+      return { body: known.body, nonce: known.nonce, reused: true };
+    }
+    const nonce = this.nextNonce();
+    const body = encode(nonce);
+    if (!known && body.length <= this.maxBytes) {
+      this.entries.set(key, { body, nonce, receivers: new WeakSet([receiver]) });
+      this.bytes += body.length;
+      this.trim();
+    }
+    return { body, nonce, reused: false };
+  }
+
+  private nextNonce(): string {
+    this.nonces += 1;
+    return `${this.noncePrefix}${this.nonces.toString(36)}`;
+  }
+
+  /** Encodings held now (for tests and debugging). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private forget(key: string, body: Buffer): void {
+    this.entries.delete(key);
+    this.bytes -= body.length;
+  }
+
+  private trim(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) return;
+      this.forget(key, entry.body);
+    }
+  }
+}
