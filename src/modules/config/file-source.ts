@@ -4,6 +4,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ScopedLogger } from '../logging';
 import { Debouncer } from '../shared/debouncer';
 import { DirectoryTreeWatcher } from './dir-watcher';
+import { FileSignature, RACY_MARGIN_MS, statSignatures } from './file-signatures';
 import { listConfigFiles } from './files';
 import { ConfigIssue, formatIssue } from './issues';
 import { ConfigFileLimits, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
@@ -30,6 +31,10 @@ export interface FileConfigSourceOptions {
   debounceMs?: number;
   /** Longest a stream of events can postpone an apply. Default 1 s. */
   maxDebounceMs?: number;
+  /** How old a file's last change must be for its stat to stand for its content. Default RACY_MARGIN_MS (2 s). */
+  racyMarginMs?: number;
+  /** Reads one file; the daemon's is readConfigFile (a test may count the reads). */
+  readFile?: typeof readConfigFile;
   /** Re-read interval when the directory cannot be watched (or `poll` is set). Default 1 s. */
   pollMs?: number;
   /** Poll instead of watching, e.g. for file systems without change notification. */
@@ -57,6 +62,8 @@ interface FileState {
   file: string;
   /** Fingerprint of what was last read, good or bad: the same bytes (or the same FIFO) are not handled or reported twice. */
   hash: string;
+  /** The stat signature taken before that read, when trusted: while it holds, the file is not read again. */
+  signature?: string;
   /** What the file contributes to the store: its last good resources. */
   good: readonly ConfigResource[];
   lastError?: string;
@@ -86,6 +93,8 @@ export class FileConfigSource {
   /** Resyncs run one after another; one queued resync covers every event before it starts. */
   private chain: Promise<unknown> = Promise.resolve();
   private queued: Promise<ConfigChange[]> | undefined;
+  /** A resync once the files just read are older than the racy margin, so their stats become trusted. */
+  private settleTimer: NodeJS.Timeout | undefined;
   /** Subdirectories that could not be listed last time, to log the change only. */
   private unreadableDirs = new Set<string>();
 
@@ -118,6 +127,8 @@ export class FileConfigSource {
     this.stopWatching?.();
     this.stopWatching = undefined;
     this.debouncer.stop();
+    if (this.settleTimer) clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
     this.parser.stop();
     this.started = false;
   }
@@ -131,8 +142,9 @@ export class FileConfigSource {
   /**
    * Reads the directory and applies what changed as one batch. Every event leads here,
    * whatever file it names: event names are unreliable (new subdirectories, symlink swaps of
-   * mounted volumes), and unchanged files cost a read and a hash only. Rejects only when the
-   * directory itself cannot be listed.
+   * mounted volumes). Unchanged files cost a stat only (their signature still matches the
+   * last read), so a change to one file of thousands is applied in milliseconds. Rejects only
+   * when the directory itself cannot be listed.
    */
   resync(): Promise<ConfigChange[]> {
     if (this.queued) return this.queued;
@@ -148,11 +160,20 @@ export class FileConfigSource {
   private async readAll(): Promise<ConfigChange[]> {
     if (!this.started) return [];
     const listing = await listConfigFiles(this.options.dir);
+    const signatures = await statSignatures(listing.files, this.options.racyMarginMs);
+    if (!this.started) return [];
+    let untrusted = 0;
     const batch: SourcePart[] = [];
     const present = new Set<string>();
     for (const file of listing.files) {
       const sourceId = this.sourceIdOf(file);
-      const part = await this.read(sourceId, file);
+      const signature = signatures.get(file);
+      if (signature && this.files.get(sourceId)?.signature === signature.value) {
+        present.add(sourceId);
+        continue;
+      }
+      if (signature && !signature.trusted) untrusted++;
+      const part = await this.read(sourceId, file, signature);
       if (!this.started) return [];
       if (part === 'gone') continue;
       present.add(sourceId);
@@ -167,9 +188,25 @@ export class FileConfigSource {
       batch.push({ sourceId, resources: null });
       this.options.logger.info(`config file ${state.file} removed`);
     }
+    if (untrusted) this.settleLater();
     const changes = this.options.store.applyBatch(batch);
     if (changes.length) this.options.logger.info(`config changed: ${summarizeChanges(changes)}`, { files: batch.map((p) => p.sourceId) });
     return changes;
+  }
+
+  /**
+   * Files changed moments before they were read are read again on every resync until their
+   * change is older than the racy margin. One quiet resync after the margin does that once,
+   * so the next real change (a config generated just before start, a burst of edits) reads
+   * only what it changed.
+   */
+  private settleLater(): void {
+    if (this.settleTimer) return;
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = undefined;
+      if (this.started) this.resyncFromEvent();
+    }, (this.options.racyMarginMs ?? RACY_MARGIN_MS) + 100);
+    this.settleTimer.unref();
   }
 
   private sourceIdOf(file: string): string {
@@ -189,25 +226,29 @@ export class FileConfigSource {
   }
 
   /** The part to apply for one file, undefined when nothing changed, 'gone' if it vanished meanwhile. */
-  private async read(sourceId: string, file: string): Promise<SourcePart | undefined | 'gone'> {
+  private async read(sourceId: string, file: string, stat: FileSignature | undefined): Promise<SourcePart | undefined | 'gone'> {
     const prev = this.files.get(sourceId);
-    const read = await readConfigFile(file, this.limits.maxBytes);
+    const read = await (this.options.readFile ?? readConfigFile)(file, this.limits.maxBytes);
+    const signature = stat?.trusted ? stat.value : undefined;
     switch (read.kind) {
       case 'gone':
         return 'gone';
       case 'skipped':
-        return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }], 'skipped');
+        return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }], 'skipped', signature);
       case 'rejected':
-        return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }]);
+        return this.reject(sourceId, file, prev, read.fingerprint, [{ location: { file }, message: read.message }], 'rejected', signature);
     }
-    if (prev?.hash === read.fingerprint) return undefined;
+    if (prev?.hash === read.fingerprint) {
+      prev.signature = signature; // touched, not changed
+      return undefined;
+    }
     // Parsed in the worker, validated here against the kinds the container bound.
     const parsed = validateParsedFile(file, await this.parser.parse(file, read.bytes), this.options.kinds);
     if (!this.started) return undefined;
-    if (parsed.fileRejected) return this.reject(sourceId, file, prev, read.fingerprint, parsed.issues);
+    if (parsed.fileRejected) return this.reject(sourceId, file, prev, read.fingerprint, parsed.issues, 'rejected', signature);
 
     const { resources, kept } = withLastGood(parsed, prev?.good ?? []);
-    this.files.set(sourceId, { file, hash: read.fingerprint, good: resources, lastLoaded: new Date(), lastError: joinIssues(parsed.issues) });
+    this.files.set(sourceId, { file, hash: read.fingerprint, signature, good: resources, lastLoaded: new Date(), lastError: joinIssues(parsed.issues) });
     if (resources.length === 0 && parsed.issues.length === 0) this.noteEmpty(file, prev?.good.length ?? 0);
     this.reportAll(parsed.issues, (issue) => {
       const key = identityOf(issue);
@@ -218,10 +259,13 @@ export class FileConfigSource {
   }
 
   /** The whole file is rejected (or skipped): its last good resources stay as they are. */
-  private reject(sourceId: string, file: string, prev: FileState | undefined, hash: string, issues: ConfigIssue[], how: 'rejected' | 'skipped' = 'rejected'): undefined {
-    if (prev?.hash === hash) return undefined; // the same failure again: reported already
+  private reject(sourceId: string, file: string, prev: FileState | undefined, hash: string, issues: ConfigIssue[], how: 'rejected' | 'skipped', signature: string | undefined): undefined {
+    if (prev?.hash === hash) {
+      prev.signature = signature; // the same failure again: reported already
+      return undefined;
+    }
     const good = prev?.good ?? [];
-    this.files.set(sourceId, { file, hash, good, lastLoaded: new Date(), lastError: joinIssues(issues) });
+    this.files.set(sourceId, { file, hash, signature, good, lastLoaded: new Date(), lastError: joinIssues(issues) });
     const note = good.length ? `keeping the file's last good version (${good.length} resource${good.length === 1 ? '' : 's'})` : 'nothing from this file is served';
     if (how === 'skipped') {
       this.options.logger.warn(`skipping config file ${file}: ${issues[0].message}; ${note}`);
@@ -276,7 +320,7 @@ export class FileConfigSource {
   private startWatching(): () => void {
     const watcher = new DirectoryTreeWatcher(
       this.options.dir,
-      () => this.debouncer.add(true),
+      () => this.onEvent(),
       (err) => {
         this.options.logger.warn(`watching ${this.options.dir} failed (${err.message}); polling every ${this.pollMs()} ms`);
         this.fallBackToPolling();
@@ -293,6 +337,12 @@ export class FileConfigSource {
       watcher.close();
       this.treeWatcher = undefined;
     };
+  }
+
+  /** A watch event: the parser's worker starts while the debounce waits, so a change is not held up by its boot. */
+  private onEvent(): void {
+    this.parser.warm();
+    this.debouncer.add(true);
   }
 
   private fallBackToPolling(): void {

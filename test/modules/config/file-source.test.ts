@@ -5,6 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigChange, ConfigIssue, DEFAULT_CONFIG_FILE_LIMITS, FileConfigSource, formatIssue, KindRegistry, KINDS, MemoryConfigStore } from '../../../src/modules/config';
+import { statSignatures } from '../../../src/modules/config/file-signatures';
+import { readConfigFile } from '../../../src/modules/config/read-file';
 import { DIST_SRC, runNodeUnprivileged } from '../../helpers/unprivileged';
 import { Debouncer } from '../../../src/modules/shared/debouncer';
 
@@ -370,6 +372,47 @@ describe('config: file source (--configDir)', () => {
     expect(result.names).to.deep.equal(['another', 'locked', 'open']);
     expect(result.warnings).to.have.length(1);
     expect(result.warnings[0]).to.match(/^cannot list config directory <dir>\/team \(EACCES: permission denied, scandir .*\); its files keep their last good versions$/);
+  });
+
+  it('reads on a resync only the files written since their last read (a stat each for the rest), also right after a start on fresh files', async () => {
+    const reads: string[] = [];
+    const h = harness({ racyMarginMs: 200, readFile: (file, max) => (reads.push(path.basename(file)), readConfigFile(file, max)) });
+    for (let i = 0; i < 50; i++) h.write(`w/w${i}.yaml`, workloadEntry(`w${i}`, `10.0.0.${i}`));
+    await h.source.start();
+    expect(reads).to.have.length(50);
+    // Written moments before they were read: once the margin has passed, one quiet resync reads them again to trust them.
+    await eventually(() => expect(reads).to.have.length(100), 2000);
+    reads.length = 0;
+
+    h.write('w/w7.yaml', workloadEntry('w7', '10.9.9.7'));
+    await eventually(() => expect(h.served()['WorkloadEntry/foo/w7']).to.equal('10.9.9.7'));
+    expect(reads).to.deep.equal(['w7.yaml']);
+    // Touched, not changed: read while its change is recent, then, once older than the margin, not again.
+    fs.utimesSync(path.join(h.dir, 'w/w8.yaml'), new Date(), new Date());
+    reads.length = 0;
+    await h.source.resync();
+    expect(reads).to.include('w8.yaml');
+    await new Promise((r) => setTimeout(r, 300));
+    await h.source.resync();
+    reads.length = 0;
+    await h.source.resync();
+    expect(reads).to.not.include('w8.yaml');
+  });
+
+  it('does not trust the stat of a file changed within the margin before it (two writes in one clock tick look alike)', async () => {
+    const h = harness();
+    h.write('fresh.yaml', workloadEntry('fresh', '10.0.0.1'));
+    const file = path.join(h.dir, 'fresh.yaml');
+    const [fresh] = (await statSignatures([file])).values();
+    expect(fresh.trusted, 'written just now').to.equal(false);
+    const [aged] = (await statSignatures([file], -60_000)).values();
+    expect(aged.trusted, 'as if the margin had passed').to.equal(true);
+    expect(aged.value).to.equal(fresh.value);
+    // Any write, chmod or swap shows in the signature.
+    fs.chmodSync(file, 0o600);
+    const [chmodded] = (await statSignatures([file], -60_000)).values();
+    expect(chmodded.value).to.not.equal(fresh.value);
+    expect((await statSignatures([path.join(h.dir, 'missing.yaml')])).size).to.equal(0);
   });
 
   it('rejects start for a directory that does not exist, naming it', async () => {
