@@ -65,9 +65,21 @@ export function contentKey(content: ResponseContent): string {
  */
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Keys of large responses seen once, remembered without their bytes. A large encoding is kept
+ * from the second time its response is wanted: a connect storm's per-proxy responses (every
+ * proxy's own inbound clusters make its CDS unique, megabytes each) are never kept, so they
+ * cannot push out the responses whole scopes share. Small ones are kept at once; they cannot
+ * crowd out much.
+ */
+const SEEN_ONCE_KEYS = 8192;
+const KEPT_AT_ONCE_BYTES = 64 * 1024;
+
 export class SharedEncodings {
   /** Key → encoding, least recently used first. */
   private readonly entries = new Map<string, { body: Buffer; nonce: string; receivers: WeakSet<object> }>();
+  /** Keys wanted once and not kept (see SEEN_ONCE_KEYS), oldest first. */
+  private readonly seenOnce = new Set<string>();
   private bytes = 0;
   private nonces = 0;
 
@@ -93,12 +105,20 @@ export class SharedEncodings {
     }
     const nonce = this.nextNonce();
     const body = encode(nonce);
-    if (!known && body.length <= this.maxBytes) {
+    if (!known && body.length <= this.maxBytes && (body.length <= KEPT_AT_ONCE_BYTES || this.wantedBefore(key))) {
       this.entries.set(key, { body, nonce, receivers: new WeakSet([receiver]) });
       this.bytes += body.length;
       this.trim();
     }
     return { body, nonce, reused: false };
+  }
+
+  /** Whether `key` was wanted before; remembers it otherwise. */
+  private wantedBefore(key: string): boolean {
+    if (this.seenOnce.delete(key)) return true;
+    this.seenOnce.add(key);
+    if (this.seenOnce.size > SEEN_ONCE_KEYS) this.seenOnce.delete(this.seenOnce.values().next().value!);
+    return false;
   }
 
   private nextNonce(): string {

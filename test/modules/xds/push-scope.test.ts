@@ -224,4 +224,20 @@ spec: {address: 10.1.0.1, labels: {app: alpha}}
     expect(again.nonce).to.not.equal(first.nonce);
     expect(encoded).to.equal(6);
   });
+
+  it('keeps a large encoding only from the second time it is wanted, so per-proxy responses never crowd out shared ones', () => {
+    const encodings = new SharedEncodings('t');
+    const big = (nonce: string) => Buffer.concat([Buffer.from(nonce), Buffer.alloc(100 * 1024)]);
+    const content = (body: string) => ({ protocol: 'delta' as const, typeUrl: TypeUrl.Cluster, version: 'v1', resources: [{ name: 'x', body: Buffer.from(body) }] });
+    const own = content('proxy-0 own');
+    const shared = content('scope');
+    expect(encodings.encodingFor(own, {}, big).reused).to.equal(false);
+    expect(encodings.size, 'a large response wanted once').to.equal(0);
+    const second = encodings.encodingFor(shared, {}, big);
+    const third = encodings.encodingFor({ ...shared }, {}, big);
+    expect(third.reused).to.equal(false);
+    expect(third.nonce).to.not.equal(second.nonce);
+    expect(encodings.size).to.equal(1);
+    expect(encodings.encodingFor({ ...shared }, {}, big)).to.deep.include({ nonce: third.nonce, reused: true });
+  });
 });
