@@ -168,7 +168,7 @@ export class PushContext {
    * `dependencies` (`host:<hostname>`, `kind:<Kind>`, `services` = any service definition).
    * The key must name every other input.
    */
-  cached<T>(type: CachedType, key: string, dependencies: readonly string[], build: () => T): T {
+  cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: () => T): T {
     const cache = this.cache;
     if (!cache) return this.memoize(`${type}/${key}`, build);
     return this.memoize(`${type}/${key}`, () => cache.get(type, key, dependencies, build));

@@ -37,7 +37,8 @@ export class XdsCache {
     return this.options.types.has(type);
   }
 
-  get<T>(type: CachedType, key: string, tags: readonly string[], build: () => T): T {
+  /** The entry of `key`, else `build()` kept under `tags` (a function: worked out only on a miss). */
+  get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: () => T): T {
     if (!this.enabled(type)) return build();
     const id = `${type}/${key}`;
     const hit = this.entries.get(id);
@@ -50,6 +51,7 @@ export class XdsCache {
     }
     this.options.observer?.read(false);
     const value = build();
+    if (typeof tags === 'function') tags = tags();
     this.entries.set(id, { type, value, tags });
     this.counts.set(type, (this.counts.get(type) ?? 0) + 1);
     for (const tag of tags) {

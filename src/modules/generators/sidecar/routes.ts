@@ -76,8 +76,11 @@ interface CachedVirtualHost {
 function cachedVirtualHost(ctx: SidecarContext, push: PushContext, proxy: Proxy, service: Service, port: ServicePort): CachedVirtualHost {
   const viewer = `${proxy.namespace}|${labelSensitive(push) ? labelsKey(proxy.labels) : ''}`;
   const key = `${ctx.memoPrefix}/vh/${viewer}/${service.hostname}/${port.number}/${port.name}/${port.protocol}`;
-  const vs = push.virtualServiceFor(service.hostname, proxy.namespace);
-  const dependencies = [`host:${service.hostname}`, 'kind:VirtualService', 'kind:DestinationRule', ...(vs ? destinationHosts(push, vs) : [])];
+  // Worked out on a miss only: most lookups are hits, and walking the VirtualService is not free.
+  const dependencies = () => {
+    const vs = push.virtualServiceFor(service.hostname, proxy.namespace);
+    return [`host:${service.hostname}`, 'kind:VirtualService', 'kind:DestinationRule', ...(vs ? destinationHosts(push, vs) : [])];
+  };
   return push.cached('rds', key, dependencies, () => {
     const message = buildVirtualHost(push, proxy, service, port, { forGrpc: false, absoluteFqdn: ctx.absoluteFqdnDomain, altHosts: true });
     return { message, domains: message.domains as string[], body: encodeMessage(VIRTUAL_HOST, message) };
