@@ -8,13 +8,20 @@ export interface WorkerConfigParserOptions {
   limits: ConfigFileLimits;
   /** Longest one file may take to parse; the worker is then stopped and the file rejected. Default 30 s. */
   timeoutMs?: number;
-  /** The worker stops after this long without work, handing its memory back. Default 2 s. */
+  /**
+   * The worker stops after this long without work, handing its memory back. Default 30 s
+   * (config changes come in bursts, and starting the worker costs ~0.15 s of CPU), 2 s after
+   * a file of more than 1 MiB (its parse may have grown the worker's heap by hundreds of MiB).
+   */
   idleMs?: number;
   /** The worker's heap; by default room for the largest file the limits allow. */
   maxHeapMb?: number;
 }
 
 const MIB = 1024 * 1024;
+const IDLE_MS = 30_000;
+const SHORT_IDLE_MS = 2_000;
+const LARGE_INPUT_BYTES = MIB;
 
 /**
  * Parses config files in a worker thread, one at a time, so a large or hostile file never
@@ -68,7 +75,7 @@ export class WorkerConfigParser {
         worker.off('error', onError);
         worker.off('exit', onExit);
         if (workerFailed) this.stopWorker();
-        else this.armIdleTimer();
+        else this.armIdleTimer(bytes.length > LARGE_INPUT_BYTES ? SHORT_IDLE_MS : undefined);
         resolve(result);
       };
       const onMessage = (reply: ParseReply) => {
@@ -98,9 +105,9 @@ export class WorkerConfigParser {
     return worker;
   }
 
-  private armIdleTimer(): void {
+  private armIdleTimer(afterLargeInput?: number): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.stopWorker(), this.options.idleMs ?? 2000);
+    this.idleTimer = setTimeout(() => this.stopWorker(), this.options.idleMs ?? afterLargeInput ?? IDLE_MS);
     this.idleTimer.unref();
   }
 
