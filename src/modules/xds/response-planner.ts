@@ -139,6 +139,12 @@ export class DeltaResponse implements PlannedResponse {
 
   recordSent(): void {
     const { sent } = this.watch;
+    if (sent.size === 0) {
+      // A stream's first response (the connect storm): held as one list, on the name index
+      // other proxies with the same names share, without going through a per-name map first.
+      sent.replace(this.resources);
+      return;
+    }
     for (const r of this.resources) sent.set(r.name, r.body);
     for (const n of this.removed) sent.delete(n);
     sent.settle();
