@@ -8,7 +8,7 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { httpGet, metricValue } from '../../helpers/http';
 import { workloadServiceYaml } from '../../helpers/push';
 import { runCli } from '../../helpers/run-cli';
-import { closedPort, jwksOf, JwksServer, newSigningKey, SigningKey } from './authn-jwks-server';
+import { jwksOf, JwksServer, newSigningKey, SigningKey } from './authn-jwks-server';
 
 const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
 type Decoded = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -97,8 +97,9 @@ describe('pilot-discovery: key sets of RequestAuthentication', function () {
   });
 
   it('serves the fail-closed key set while the key server is down, and the keys once it is up', async () => {
-    const port = await closedPort();
-    fs.writeFileSync(path.join(dir, 'httpbin.yaml'), config(`http://127.0.0.1:${port}/jwks.json`));
+    server = await JwksServer.start(jwksOf(keyB));
+    server.down = true;
+    fs.writeFileSync(path.join(dir, 'httpbin.yaml'), config(server.url()));
     daemon = await startDaemon(['--configDir', dir], { PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: '200ms' });
     const connected = await connect(daemon.grpcPort);
     client = connected.client;
@@ -107,7 +108,7 @@ describe('pilot-discovery: key sets of RequestAuthentication', function () {
     const metrics = await httpGet(daemon.monitoringPort, '/metrics');
     expect(metricValue(metrics, 'pilot_jwks_resolver_network_fetch_fail_total')).to.be.at.least(1);
 
-    server = await JwksServer.start(jwksOf(keyB), undefined, port);
+    server.down = false;
     const update = await client.next(LDS, 5000);
     expect(kids(inlinedKeys(update))).to.deep.equal(['b']);
   });

@@ -49,6 +49,12 @@ export class JwksServer {
   delayMs = 0;
   /** Requests for key sets seen so far. */
   hits = 0;
+  /**
+   * While set, every connection is cut as it opens: the key server is down, yet its port stays
+   * taken, so it can come back on the same URL (a released port may be handed to another
+   * listener, the daemon's own included, before it does).
+   */
+  down = false;
 
   private constructor(
     private readonly server: http.Server,
@@ -64,6 +70,9 @@ export class JwksServer {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse) => self!.answer(req, res);
     const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
     self = new JwksServer(server, tls !== undefined, body);
+    server.on('connection', (socket) => {
+      if (self!.down) socket.destroy();
+    });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return self;
   }

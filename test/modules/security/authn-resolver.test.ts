@@ -5,7 +5,7 @@ import {
   FAIL_CLOSED_KEY_ID, failClosedJwks, JwksResolver, JwksResolverOptions, KeySetLocation, keySetId, parseJwksFetchMode,
 } from '../../../src/modules/security/authn';
 import { metricValue } from '../../helpers/http';
-import { closedPort, jwksOf, JwksServer, newSigningKey, selfSignedTls, signToken, SigningKey } from './authn-jwks-server';
+import { jwksOf, JwksServer, newSigningKey, selfSignedTls, signToken, SigningKey } from './authn-jwks-server';
 
 const SUCCESS = 'pilot_jwks_resolver_network_fetch_success_total';
 const FAIL = 'pilot_jwks_resolver_network_fetch_fail_total';
@@ -114,21 +114,22 @@ describe('security/authn: the key-set resolver', function () {
   });
 
   it('serves the fail-closed set when the key server is unreachable, counts the failure, and recovers on refresh', async () => {
-    const port = await closedPort();
+    const server = await serve(jwksOf(keyA));
+    server.down = true;
     const { resolver, changes, counts, errors } = track(resolverFor());
-    const location = at(`http://127.0.0.1:${port}/jwks.json`);
+    const location = at(server.url());
     await resolver.want([location]);
     expect(resolver.keySet(location)).to.equal(failClosedJwks());
     expect(changes).to.deep.equal([]);
     expect(await counts()).to.deep.equal({ success: 0, fail: 1 });
-    expect(errors.join('\n')).to.match(new RegExp(`cannot fetch the key set of http://127.0.0.1:${port}/jwks.json: .*fail-closed`));
+    expect(errors.join('\n')).to.match(new RegExp(`cannot fetch the key set of http://127.0.0.1:${server.port}/jwks.json: .*fail-closed`));
 
     // A refresh that cannot reach it either changes nothing.
     expect(await resolver.refresh()).to.deep.equal({ changed: [], failed: 1 });
     expect(await counts()).to.deep.equal({ success: 0, fail: 2 });
 
     // The server comes up: the next refresh brings its keys, reported as a change.
-    await serve(jwksOf(keyA), undefined, port);
+    server.down = false;
     expect(await resolver.refresh()).to.deep.equal({ changed: [keySetId(location)], failed: 0 });
     expect(JSON.parse(resolver.keySet(location))).to.deep.equal(JSON.parse(jwksOf(keyA)));
     expect(changes).to.deep.equal([[keySetId(location)]]);
