@@ -8,10 +8,8 @@ import {
   formatIssue,
   KindRegistry,
   KindRegistryToken,
-  listConfigFiles,
   parseConfigBytes,
-  readConfigFile,
-  readStreamAtMost,
+  readConfigTargets,
 } from '../../src/modules/config';
 import { Settings, SettingsToken } from '../../src/modules/settings';
 
@@ -43,26 +41,12 @@ export class Validate extends MeshCommand {
       problems += this.report(result.issues);
       for (const w of result.warnings) process.stderr.write(`Warning: ${formatIssue(w)}\n`);
     };
-    for (const target of targets) {
-      if (target === '-') {
-        const bytes = await readStreamAtMost(process.stdin, limits.maxBytes).catch((err: Error) => {
-          problems += this.report([{ location: { file: '<stdin>' }, message: err.message }]);
-          return undefined;
-        });
-        if (bytes) check('<stdin>', bytes);
-        continue;
-      }
-      const listing = await listConfigFiles(target).catch((err: NodeJS.ErrnoException) =>
-        this.fail(`cannot read ${target}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`),
-      );
-      problems += this.report(listing.unreadableDirs.map(({ dir, message }) => ({ location: { file: dir }, message: `cannot list: ${message}` })));
-      if (listing.files.length === 0 && listing.unreadableDirs.length === 0) this.fail(`${target}: no *.yaml, *.yml or *.json files found`);
-      for (const file of listing.files) {
-        const read = await readConfigFile(file, limits.maxBytes);
-        if (read.kind === 'bytes') check(file, read.bytes);
-        else if (read.kind === 'gone') problems += this.report([{ location: { file }, message: 'removed while being read' }]);
-        else problems += this.report([{ location: { file }, message: read.kind === 'skipped' ? `skipped: ${read.message}` : read.message }]);
-      }
+    for await (const item of readConfigTargets(targets, limits.maxBytes, process.stdin)) {
+      if (item.kind === 'bytes') check(item.file, item.bytes);
+      else if (item.kind === 'unread') problems += this.report([{ location: { file: item.file }, message: item.skipped ? `skipped: ${item.message}` : item.message }]);
+      else if (item.kind === 'unreadable-dir') problems += this.report([{ location: { file: item.dir }, message: `cannot list: ${item.message}` }]);
+      else if (item.kind === 'target-error') this.fail(`cannot read ${item.target}: ${item.message}`);
+      else this.fail(`${item.target}: no *.yaml, *.yml or *.json files found`);
     }
     if (problems > 0) this.fail(`${problems} problem${problems === 1 ? '' : 's'} found`);
   }

@@ -1,4 +1,4 @@
-import { ConfigFileLimits, ConfigIssue, formatIssue, listConfigFiles, parseConfigDocuments, readConfigFile, readStreamAtMost } from '../config';
+import { ConfigFileLimits, ConfigIssue, formatIssue, parseConfigDocuments, readConfigTargets } from '../config';
 import { AnalysisObject, toAnalysisObject } from './objects';
 
 /** What reading the inputs gave: objects, and what could not be read or parsed. */
@@ -25,30 +25,11 @@ export async function readFileInputs(targets: readonly string[], limits: ConfigF
       else out.problems.push(describe({ location: { file: name, documentIndex: doc.documentIndex, line: doc.startLine }, message: 'not a resource: kind and metadata.name are required' }));
     }
   };
-  for (const target of targets) {
-    if (target === '-') {
-      try {
-        parse('<stdin>', await readStreamAtMost(stdin, limits.maxBytes));
-      } catch (err) {
-        out.problems.push(`<stdin>: ${(err as Error).message}`);
-      }
-      continue;
-    }
-    let listing;
-    try {
-      listing = await listConfigFiles(target);
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      out.problems.push(`${target}: ${e.code === 'ENOENT' ? 'no such file or directory' : e.message}`);
-      continue;
-    }
-    out.problems.push(...listing.unreadableDirs.map(({ dir, message }) => `${dir}: cannot list: ${message}`));
-    for (const file of listing.files) {
-      const read = await readConfigFile(file, limits.maxBytes);
-      if (read.kind === 'bytes') parse(file, read.bytes);
-      else if (read.kind === 'gone') out.problems.push(`${file}: removed while being read`);
-      else out.problems.push(`${file}: ${read.kind === 'skipped' ? `skipped: ${read.message}` : read.message}`);
-    }
+  for await (const item of readConfigTargets(targets, limits.maxBytes, stdin)) {
+    if (item.kind === 'bytes') parse(item.file, item.bytes);
+    else if (item.kind === 'unread') out.problems.push(`${item.file}: ${item.skipped ? `skipped: ${item.message}` : item.message}`);
+    else if (item.kind === 'unreadable-dir') out.problems.push(`${item.dir}: cannot list: ${item.message}`);
+    else if (item.kind === 'target-error') out.problems.push(`${item.target}: ${item.message}`);
   }
   return out;
 }

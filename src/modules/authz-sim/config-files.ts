@@ -4,25 +4,20 @@
  * Any problem stops the simulation with the file and field named: a policy that would be
  * refused cannot be simulated.
  */
-import { ConfigFileLimits, ConfigResource, formatIssue, KindRegistry, listConfigFiles, parseConfigBytes, readConfigFile, resourceKey } from '../config';
+import { ConfigFileLimits, ConfigResource, formatIssue, KindRegistry, parseConfigBytes, readConfigTargets, resourceKey } from '../config';
 import { ConfigSnapshot } from '../config/store';
 import { usage } from './request';
 
 export async function readConfigFiles(targets: readonly string[], kinds: KindRegistry, limits: ConfigFileLimits): Promise<ConfigResource[]> {
   const out: ConfigResource[] = [];
-  for (const target of targets) {
-    const listing = await listConfigFiles(target).catch((err: NodeJS.ErrnoException) => {
-      throw usage(`-f ${target}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`);
-    });
-    if (listing.unreadableDirs.length > 0) throw usage(`-f ${target}: cannot list ${listing.unreadableDirs[0].dir}: ${listing.unreadableDirs[0].message}`);
-    if (listing.files.length === 0) throw usage(`-f ${target}: no *.yaml, *.yml or *.json files found`);
-    for (const file of listing.files) {
-      const read = await readConfigFile(file, limits.maxBytes);
-      if (read.kind !== 'bytes') throw usage(`${file}: ${read.kind === 'gone' ? 'removed while being read' : read.message}`);
-      const result = parseConfigBytes(file, read.bytes, kinds, limits);
-      if (result.issues.length > 0) throw usage(formatIssue(result.issues[0]) + (result.issues.length > 1 ? ` (and ${result.issues.length - 1} more problems)` : ''));
-      out.push(...result.resources.map((r) => r.resource));
-    }
+  for await (const item of readConfigTargets(targets, limits.maxBytes)) {
+    if (item.kind === 'target-error') throw usage(`-f ${item.target}: ${item.message}`);
+    if (item.kind === 'unreadable-dir') throw usage(`-f ${item.target}: cannot list ${item.dir}: ${item.message}`);
+    if (item.kind === 'no-files') throw usage(`-f ${item.target}: no *.yaml, *.yml or *.json files found`);
+    if (item.kind === 'unread') throw usage(`${item.file}: ${item.message}`);
+    const result = parseConfigBytes(item.file, item.bytes, kinds, limits);
+    if (result.issues.length > 0) throw usage(formatIssue(result.issues[0]) + (result.issues.length > 1 ? ` (and ${result.issues.length - 1} more problems)` : ''));
+    out.push(...result.resources.map((r) => r.resource));
   }
   return out;
 }

@@ -5,6 +5,7 @@ export { KindRegistry, validateDocument } from './validate';
 export { parseConfigBytes, parseConfigDocuments, parseConfigText, ParsedDocument, ParsedFile, ParseResult, ParsedResource, validateParsedFile } from './parse';
 export { listConfigFiles, ConfigFileListing } from './files';
 export { readConfigFile, readStreamAtMost, FileRead } from './read-file';
+export { readConfigTargets, TargetItem } from './targets';
 export { ConfigFileLimits, configFileLimits, ConfigLimitSettingError, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
 export { WorkerConfigParser } from './worker-parser';
 export { KINDS } from './kinds';
