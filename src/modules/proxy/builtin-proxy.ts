@@ -14,6 +14,7 @@ import { FilterContext } from './http/filter-api';
 import { FilterRegistry } from './http/filter-registry';
 import { Router } from './http/router';
 import { RouteTable } from './http/routing';
+import { ChainDependencies } from './listeners/filter-chain';
 import { ListenerManager } from './listeners/listener-manager';
 import { ListenerProbe } from './listeners/listener-probe';
 import { ClusterManager } from './upstream/cluster-manager';
@@ -149,16 +150,7 @@ export class BuiltInProxy implements BuiltInProxyView {
     this.proxyLoggers = loggers;
     this.router.useLogger(loggers.get('router'));
     const context: FilterContext = { now: options.now ?? Date.now, log: loggers.get('filter').asLog(), loggers, clusters: this.clusterClient };
-    const listeners = new ListenerManager({
-      registry: this.registry,
-      context,
-      routes: { get: (name) => this.routes.get(name) },
-      router: this.router,
-      clusters: this.clusters,
-      transports: this.transports,
-      pathFlags: { stripFragmentFromPath: options.stripFragmentFromPath ?? true },
-      log: loggers.get('connection').asLog(),
-    });
+    const listeners = new ListenerManager(this.chainDependencies(context, options.stripFragmentFromPath ?? true, loggers.get('connection').asLog()));
     const sds = options.sdsSocketPath ? new SdsClient(options.sdsSocketPath, this.secrets, options.node, loggers.get('secret').asLog()) : undefined;
     const apply: ConfigApply = (typeUrl, resources) => this.apply(typeUrl, resources);
     const ads = options.feed
@@ -179,16 +171,21 @@ export class BuiltInProxy implements BuiltInProxyView {
    */
   probe(listeners: readonly Decoded[], options: { now?: () => number } = {}): ListenerProbe {
     const context: FilterContext = { now: options.now ?? Date.now, log: () => undefined, clusters: this.clusterClient };
-    return new ListenerProbe(listeners, {
+    return new ListenerProbe(listeners, this.chainDependencies(context, true, () => undefined));
+  }
+
+  /** What the listeners' chains are built from: this proxy's filters, routes, clusters and transports. */
+  private chainDependencies(context: FilterContext, stripFragmentFromPath: boolean, log: ChainDependencies['log']): ChainDependencies {
+    return {
       registry: this.registry,
       context,
       routes: { get: (name) => this.routes.get(name) },
       router: this.router,
       clusters: this.clusters,
       transports: this.transports,
-      pathFlags: { stripFragmentFromPath: true },
-      log: () => undefined,
-    });
+      pathFlags: { stripFragmentFromPath },
+      log,
+    };
   }
 
   /** Ready: first clusters and listeners applied, and every route table they name received. */
