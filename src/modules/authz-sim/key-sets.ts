@@ -5,11 +5,12 @@
  * a key of the simulator's own, added to the key sets of their issuer only in this simulation,
  * so the proxy's filter checks everything but the signature (the answer says "unverified").
  */
-import { exportJWK, generateKeyPair, JWK, KeyLike, SignJWT } from 'jose';
+import type { JWK, KeyLike } from 'jose';
 import { ConfigResource } from '../config';
 import { JwtRule, RequestAuthenticationSpec } from '../config/kinds/request-authentication';
 import { ConfigSnapshot } from '../config/store';
 import { JwksResolver, JwksResolverLogger, KeySetLocation, ruleTimeout } from '../security/authn';
+import { joseLibrary } from '../shared/jose-library';
 import { usage } from './request';
 
 const SIMULATOR_KID = 'meshctl-simulate';
@@ -19,12 +20,13 @@ export class ClaimsSigner {
   private constructor(private readonly key: KeyLike, readonly jwk: JWK) {}
 
   static async create(): Promise<ClaimsSigner> {
-    const { publicKey, privateKey } = await generateKeyPair('ES256');
-    return new ClaimsSigner(privateKey, { ...(await exportJWK(publicKey)), kid: SIMULATOR_KID, alg: 'ES256', use: 'sig' });
+    const jose = joseLibrary();
+    const { publicKey, privateKey } = await jose.generateKeyPair('ES256');
+    return new ClaimsSigner(privateKey, { ...(await jose.exportJWK(publicKey)), kid: SIMULATOR_KID, alg: 'ES256', use: 'sig' });
   }
 
   sign(claims: Record<string, unknown>, issuer: string): Promise<string> {
-    return new SignJWT({ ...claims, iss: issuer }).setProtectedHeader({ alg: 'ES256', kid: SIMULATOR_KID, typ: 'JWT' }).sign(this.key);
+    return new (joseLibrary().SignJWT)({ ...claims, iss: issuer }).setProtectedHeader({ alg: 'ES256', kid: SIMULATOR_KID, typ: 'JWT' }).sign(this.key);
   }
 }
 

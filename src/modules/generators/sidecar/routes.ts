@@ -1,10 +1,10 @@
 /** RDS of a sidecar: the route table of each outbound HTTP port. */
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import * as protobuf from 'protobufjs';
 import { ConfigResource } from '../../config/resource';
 import { VirtualServiceSpec } from '../../config/kinds/virtual-service';
 import { encodeMessage } from '../../envoy/protos';
+import { protobufLibrary } from '../../shared/protobuf-library';
 import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
 import { internBody } from '../../model/body-interning';
 import { XdsResource } from '../../model/generator';
@@ -46,7 +46,7 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
 function encodeRouteConfiguration(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, name: string): Buffer {
   const entry = portEntry(scope, name);
   const used = new Set<string>();
-  const w = protobuf.Writer.create();
+  const w = protobufLibrary().Writer.create();
   w.uint32((1 << 3) | 2).string(name);
   for (const { service, port } of entry?.http ?? []) {
     const vh = cachedVirtualHost(ctx, push, proxy, service, port);
