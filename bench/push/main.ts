@@ -46,6 +46,8 @@ interface Options {
   keep: boolean;
   cpuProf: boolean;
   heapSnapshot: boolean;
+  /** Extra node options for the daemon (e.g. V8 heap sizes), to try them without a rebuild. */
+  daemonNodeArgs: string[];
 }
 
 const USAGE = `usage: npm run bench:push -- [options]
@@ -70,6 +72,7 @@ const USAGE = `usage: npm run bench:push -- [options]
   --keep                     keep the temp dir (generated config, daemon log)
   --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
   --heap-snapshot            write a heap snapshot of the daemon after the connect phase (in the kept temp dir)
+  --daemon-node-arg ARG      pass ARG to the daemon's node (repeatable; e.g. --daemon-node-arg=--max-semi-space-size=64)
 
 Daemon settings come from the environment as usual (e.g. PILOT_DEBOUNCE_AFTER=100ms).`;
 
@@ -93,6 +96,7 @@ function parseOptions(argv: string[]): Options {
     keep: false,
     cpuProf: false,
     heapSnapshot: false,
+    daemonNodeArgs: [],
   };
   const ints: Record<string, (v: number) => void> = {
     '--services': (v) => (o.services = v),
@@ -120,6 +124,11 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
     else if (flag === '--heap-snapshot') o.heapSnapshot = o.keep = true;
+    else if (flag === '--daemon-node-arg') {
+      const arg = inline ?? argv[++i];
+      if (!arg?.startsWith('--')) throw new BenchError(`--daemon-node-arg needs a node option (starting with --), got ${arg}`);
+      o.daemonNodeArgs.push(arg);
+    }
     else if (ints[flag]) {
       const text = inline ?? argv[++i];
       const v = Number(text);
@@ -699,6 +708,7 @@ async function main(): Promise<number> {
       nodeArgs: [
         ...(o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', tmp] : []),
         ...(o.heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${tmp}`] : []),
+        ...o.daemonNodeArgs,
       ],
       env: { ...process.env },
       startTimeoutMs: 120_000,

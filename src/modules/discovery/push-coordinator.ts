@@ -7,7 +7,7 @@ import { ConfigResource } from '../config/resource';
 import { ChangeSet } from '../model/generator';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
 import { PushContext, PushContextOptions } from '../model/push-context';
-import { buildRegistry, ServiceRegistrySnapshot } from '../registry/build';
+import { RegistryBuilder, ServiceRegistrySnapshot } from '../registry/build';
 import { PlatformRegistry, PlatformRegistryEvent } from '../registry/platform';
 import { XdsCache } from '../model/xds-cache';
 import { Debouncer } from '../shared/debouncer';
@@ -74,6 +74,8 @@ export class PushCoordinator {
   private push: PushTarget = () => undefined;
   private readonly logger: ScopedLogger;
   private registry: ServiceRegistrySnapshot = { services: new Map(), endpoints: new Map() };
+  /** Keeps unchanged ServiceEntries' services and endpoints between pushes. */
+  private readonly registryBuilder = new RegistryBuilder();
   private snapshot: ConfigSnapshot = new Map();
   private version = 0;
   private readonly debouncer: Debouncer<PendingChange>;
@@ -184,7 +186,7 @@ export class PushCoordinator {
     const contextOptions = { domain: this.options.domain, rootNamespace: mesh?.rootNamespace ?? this.options.rootNamespace, mesh };
     const serviceEntries = [...this.options.extraServiceEntries, ...((snapshot.get('ServiceEntry') ?? []) as ConfigResource<ServiceEntrySpec>[])];
     const workloadEntries = (snapshot.get('WorkloadEntry') ?? []) as ConfigResource<WorkloadEntrySpec>[];
-    const registry = buildRegistry(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored), {
+    const registry = this.registryBuilder.build(serviceEntries, workloadEntries, (host, kept, ignored) => this.observer.duplicateHost(host, kept, ignored), {
       snapshots: this.options.platformRegistries.map((r) => r.snapshot()),
       selectWorkloadEntries: this.options.selectWorkloadEntries,
       clusterId: this.options.clusterId ?? '',

@@ -48,79 +48,161 @@ export function buildRegistry(
   onConflict: (host: string, kept: string, ignored: string) => void = () => undefined,
   options: RegistryBuildOptions = {},
 ): ServiceRegistrySnapshot {
-  const networkOf = (spec: WorkloadEntrySpec): string =>
-    spec.network || spec.labels?.[NETWORK_LABEL] || options.networks?.networkOf(spec.address ?? '', options.clusterId ?? '') || '';
-  const services = new Map<string, Service>();
-  const endpoints = new Map<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>();
-  const ordered = [...serviceEntries].sort((a, b) => resourceKey(a).localeCompare(resourceKey(b)));
-  const workloadsByNamespace = groupByNamespace(workloadEntries);
-  for (const snapshot of options.snapshots ?? []) {
-    for (const [host, ps] of snapshot.services) {
-      const existing = services.get(host);
-      if (existing) {
-        onConflict(host, existing.source, ps.service.source);
-        continue;
-      }
-      services.set(host, ps.service);
-      const own = snapshot.endpoints.get(host) ?? new Map<number, readonly ServiceEndpoint[]>();
-      const selected = options.selectWorkloadEntries && ps.selector ? selectedWorkloadEntries(ps, workloadsByNamespace.get(ps.service.namespace) ?? []) : [];
-      endpoints.set(host, selected.length ? withWorkloadEntries(ps, own, selected, networkOf) : own);
+  return new RegistryBuilder().build(serviceEntries, workloadEntries, onConflict, options);
+}
+
+/** What one ServiceEntry contributes: a service and its endpoints per host, and what they were made from. */
+interface ServiceEntryPart {
+  /** The WorkloadEntries a selector picked (undefined: inline endpoints). */
+  selected: readonly ConfigResource<WorkloadEntrySpec>[] | undefined;
+  hosts: ReadonlyArray<{ service: Service; endpoints: ReadonlyMap<number, readonly ServiceEndpoint[]> }>;
+}
+
+/**
+ * buildRegistry that remembers each ServiceEntry's part between builds. A part is made again
+ * only when its ServiceEntry is a new object (the config store keeps unchanged resources'
+ * objects), the WorkloadEntries its selector picks are not the same objects, or the networks
+ * changed. Unchanged hosts keep their Service and endpoint objects, so diffing two snapshots
+ * is a comparison by identity for them: a push after one WorkloadEntry moved costs that
+ * namespace's selectors, not the whole mesh's.
+ */
+export class RegistryBuilder {
+  private parts = new Map<ConfigResource<ServiceEntrySpec>, ServiceEntryPart>();
+  private namespaces = new Map<string, readonly ConfigResource<WorkloadEntrySpec>[]>();
+  private order: { input: readonly ConfigResource<ServiceEntrySpec>[]; sorted: ConfigResource<ServiceEntrySpec>[] } | undefined;
+  private context: { networks: EndpointNetworks | undefined; clusterId: string } | undefined;
+
+  build(
+    serviceEntries: readonly ConfigResource<ServiceEntrySpec>[],
+    workloadEntries: readonly ConfigResource<WorkloadEntrySpec>[],
+    onConflict: (host: string, kept: string, ignored: string) => void = () => undefined,
+    options: RegistryBuildOptions = {},
+  ): ServiceRegistrySnapshot {
+    const clusterId = options.clusterId ?? '';
+    if (this.context?.networks !== options.networks || this.context?.clusterId !== clusterId) {
+      this.parts.clear();
+      this.context = { networks: options.networks, clusterId };
     }
+    const networkOf = (spec: WorkloadEntrySpec): string =>
+      spec.network || spec.labels?.[NETWORK_LABEL] || options.networks?.networkOf(spec.address ?? '', clusterId) || '';
+    const services = new Map<string, Service>();
+    const endpoints = new Map<string, ReadonlyMap<number, readonly ServiceEndpoint[]>>();
+    const workloadsByNamespace = groupByNamespace(workloadEntries);
+    for (const snapshot of options.snapshots ?? []) {
+      for (const [host, ps] of snapshot.services) {
+        const existing = services.get(host);
+        if (existing) {
+          onConflict(host, existing.source, ps.service.source);
+          continue;
+        }
+        services.set(host, ps.service);
+        const own = snapshot.endpoints.get(host) ?? new Map<number, readonly ServiceEndpoint[]>();
+        const selected = options.selectWorkloadEntries && ps.selector ? selectedWorkloadEntries(ps, workloadsByNamespace.get(ps.service.namespace) ?? []) : [];
+        endpoints.set(host, selected.length ? withWorkloadEntries(ps, own, selected, networkOf) : own);
+      }
+    }
+
+    const unchangedNamespaces = new Set<string>();
+    for (const [namespace, list] of workloadsByNamespace) if (sameItems(this.namespaces.get(namespace), list)) unchangedNamespaces.add(namespace);
+    const parts = new Map<ConfigResource<ServiceEntrySpec>, ServiceEntryPart>();
+    for (const se of this.sorted(serviceEntries)) {
+      const source = resourceKey(se);
+      const namespace = se.metadata.namespace;
+      let part = this.parts.get(se);
+      if (!part || (part.selected && !unchangedNamespaces.has(namespace) && (this.namespaces.has(namespace) || workloadsByNamespace.has(namespace)))) {
+        const selected = se.spec.workloadSelector ? selectorMatches(se.spec.workloadSelector.labels, workloadsByNamespace.get(namespace) ?? []) : undefined;
+        if (!part || !sameItems(part.selected, selected)) part = serviceEntryPart(se, selected, networkOf);
+      }
+      parts.set(se, part);
+      for (const { service, endpoints: byPort } of part.hosts) {
+        const existing = services.get(service.hostname);
+        if (existing) {
+          onConflict(service.hostname, existing.source, source);
+          continue;
+        }
+        services.set(service.hostname, service);
+        endpoints.set(service.hostname, byPort);
+      }
+    }
+    this.parts = parts;
+    this.namespaces = workloadsByNamespace;
+    const sorted = new Map([...services.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return { services: sorted, endpoints };
   }
 
-  for (const se of ordered) {
-    const spec = se.spec;
-    const source = resourceKey(se);
-    const ports: ServicePort[] = (spec.ports ?? []).map((p) => ({
-      name: p.name,
-      number: p.number,
-      protocol: normalizeProtocol(p.protocol),
-      targetPort: p.targetPort ?? p.number,
-    }));
-    const members = workloadsFor(se, workloadsByNamespace.get(se.metadata.namespace) ?? []);
-    for (const host of spec.hosts) {
-      const existing = services.get(host);
-      if (existing) {
-        onConflict(host, existing.source, source);
-        continue;
-      }
-      services.set(host, {
-        hostname: host,
-        namespace: se.metadata.namespace,
-        ports,
-        resolution: spec.resolution ?? 'NONE',
-        location: spec.location ?? 'MESH_EXTERNAL',
-        addresses: spec.addresses ?? [],
-        exportTo: spec.exportTo?.length ? spec.exportTo : ['*'],
-        source,
-      });
-      const byPort = new Map<number, ServiceEndpoint[]>();
-      for (const port of ports) {
-        const list: ServiceEndpoint[] = [];
-        for (const m of members) {
-          const target = m.spec.ports?.[port.name] ?? port.targetPort;
-          list.push({
-            hostname: host,
-            servicePort: port,
-            address: m.spec.address ?? '',
-            port: target,
-            labels: m.spec.labels ?? {},
-            weight: m.spec.weight && m.spec.weight > 0 ? m.spec.weight : 1,
-            locality: m.spec.locality ?? '',
-            serviceAccount: m.spec.serviceAccount ?? 'default',
-            namespace: se.metadata.namespace,
-            network: networkOf(m.spec),
-            workload: m.id,
-          });
-        }
-        list.sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
-        byPort.set(port.number, list);
-      }
-      endpoints.set(host, byPort);
-    }
+  /** ServiceEntries in `namespace/name` order; the last order again when the same objects come. */
+  private sorted(serviceEntries: readonly ConfigResource<ServiceEntrySpec>[]): readonly ConfigResource<ServiceEntrySpec>[] {
+    if (this.order && sameItems(this.order.input, serviceEntries)) return this.order.sorted;
+    const keyed = serviceEntries.map((se) => ({ se, key: resourceKey(se) }));
+    keyed.sort((a, b) => COLLATOR.compare(a.key, b.key));
+    this.order = { input: [...serviceEntries], sorted: keyed.map((k) => k.se) };
+    return this.order.sorted;
   }
-  const sorted = new Map([...services.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { services: sorted, endpoints };
+}
+
+/** The order `String.prototype.localeCompare` gives, without making a collator per comparison. */
+const COLLATOR = new Intl.Collator();
+
+function sameItems<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A ServiceEntry's services and endpoints, one per host, from its inline endpoints or the WorkloadEntries its selector picked. */
+function serviceEntryPart(
+  se: ConfigResource<ServiceEntrySpec>,
+  selected: readonly ConfigResource<WorkloadEntrySpec>[] | undefined,
+  networkOf: (spec: WorkloadEntrySpec) => string,
+): ServiceEntryPart {
+  const spec = se.spec;
+  const source = resourceKey(se);
+  const ports: ServicePort[] = (spec.ports ?? []).map((p) => ({
+    name: p.name,
+    number: p.number,
+    protocol: normalizeProtocol(p.protocol),
+    targetPort: p.targetPort ?? p.number,
+  }));
+  const members: Member[] = selected
+    ? selected.map((we) => ({ id: resourceKey(we), spec: { ...we.spec, labels: workloadLabels(we) } }))
+    : (spec.endpoints ?? []).map((ep, i) => ({ id: `${source}#${i}`, spec: ep }));
+  const hosts = spec.hosts.map((host) => {
+    const service: Service = {
+      hostname: host,
+      namespace: se.metadata.namespace,
+      ports,
+      resolution: spec.resolution ?? 'NONE',
+      location: spec.location ?? 'MESH_EXTERNAL',
+      addresses: spec.addresses ?? [],
+      exportTo: spec.exportTo?.length ? spec.exportTo : ['*'],
+      source,
+    };
+    const byPort = new Map<number, ServiceEndpoint[]>();
+    for (const port of ports) {
+      const list: ServiceEndpoint[] = [];
+      for (const m of members) {
+        const target = m.spec.ports?.[port.name] ?? port.targetPort;
+        list.push({
+          hostname: host,
+          servicePort: port,
+          address: m.spec.address ?? '',
+          port: target,
+          labels: m.spec.labels ?? {},
+          weight: m.spec.weight && m.spec.weight > 0 ? m.spec.weight : 1,
+          locality: m.spec.locality ?? '',
+          serviceAccount: m.spec.serviceAccount ?? 'default',
+          namespace: se.metadata.namespace,
+          network: networkOf(m.spec),
+          workload: m.id,
+        });
+      }
+      list.sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+      byPort.set(port.number, list);
+    }
+    return { service, endpoints: byPort };
+  });
+  return { selected, hosts };
 }
 
 interface Member {
@@ -128,21 +210,27 @@ interface Member {
   spec: WorkloadEntrySpec;
 }
 
-/** Inline endpoints, or the WorkloadEntries of the same namespace its selector picks. */
-function workloadsFor(se: ConfigResource<ServiceEntrySpec>, sameNamespace: readonly ConfigResource<WorkloadEntrySpec>[]): Member[] {
-  const spec = se.spec;
-  if (spec.workloadSelector) {
-    return sameNamespace
-      .filter((we) => labelsMatch(spec.workloadSelector!.labels, { ...we.metadata.labels, ...(we.spec.labels ?? {}) }))
-      .map((we) => ({ id: resourceKey(we), spec: { ...we.spec, labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) } } }));
+/** A WorkloadEntry's labels: its metadata labels, overridden by the spec's (merged once per object). */
+const mergedLabels = new WeakMap<ConfigResource<WorkloadEntrySpec>, Record<string, string>>();
+
+function workloadLabels(we: ConfigResource<WorkloadEntrySpec>): Record<string, string> {
+  let labels = mergedLabels.get(we);
+  if (!labels) {
+    labels = { ...we.metadata.labels, ...(we.spec.labels ?? {}) };
+    mergedLabels.set(we, labels);
   }
-  return (spec.endpoints ?? []).map((ep, i) => ({ id: `${resourceKey(se)}#${i}`, spec: ep }));
+  return labels;
+}
+
+/** The WorkloadEntries of one namespace a selector's labels pick. */
+function selectorMatches(selector: Readonly<Record<string, string>> | undefined, sameNamespace: readonly ConfigResource<WorkloadEntrySpec>[]): ConfigResource<WorkloadEntrySpec>[] {
+  return sameNamespace.filter((we) => labelsMatch(selector, workloadLabels(we)));
 }
 
 /** WorkloadEntries of the service's namespace whose labels its selector matches (an empty selector selects none). */
 function selectedWorkloadEntries(ps: PlatformService, sameNamespace: readonly ConfigResource<WorkloadEntrySpec>[]): ConfigResource<WorkloadEntrySpec>[] {
   if (!ps.selector || Object.keys(ps.selector).length === 0) return [];
-  return sameNamespace.filter((we) => labelsMatch(ps.selector, { ...we.metadata.labels, ...(we.spec.labels ?? {}) }));
+  return selectorMatches(ps.selector, sameNamespace);
 }
 
 /**
@@ -168,12 +256,12 @@ function withWorkloadEntries(
         servicePort: port,
         address: we.spec.address ?? '',
         port: number,
-        labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) },
+        labels: workloadLabels(we),
         weight: we.spec.weight && we.spec.weight > 0 ? we.spec.weight : 1,
         locality: we.spec.locality ?? '',
         serviceAccount: we.spec.serviceAccount ?? 'default',
         namespace: ps.service.namespace,
-        network: networkOf({ ...we.spec, labels: { ...we.metadata.labels, ...(we.spec.labels ?? {}) } }),
+        network: networkOf({ ...we.spec, labels: workloadLabels(we) }),
         workload: resourceKey(we),
       });
     }

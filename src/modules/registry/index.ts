@@ -1,5 +1,5 @@
 export * from './model';
-export { buildRegistry, PlatformInput, ServiceRegistrySnapshot } from './build';
+export { buildRegistry, RegistryBuilder, PlatformInput, ServiceRegistrySnapshot } from './build';
 export { EMPTY_PLATFORM_SNAPSHOT, PlatformRegistry, PlatformRegistryEvent, PlatformRegistrySnapshot, PlatformService } from './platform';
 export { REGISTRY_NAMES, RegistryOptionError, RegistryOptions, RegistryOptionsToken, ServiceRegistries } from './registries';
 export { registryModule } from './module';
