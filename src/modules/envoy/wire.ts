@@ -80,7 +80,26 @@ function framedDeltaResource(typeUrl: string, r: DeltaResource): Buffer {
   return framed;
 }
 
-/** envoy.service.discovery.v3.DeltaDiscoveryResponse */
+/**
+ * A run's framed entries as one buffer, once per run: runs are shared by many responses (a
+ * scope's outbound clusters in every proxy's first CDS response), so each response copies a
+ * few large pieces instead of framing and gathering thousands of small ones.
+ */
+const framedRuns = new WeakMap<readonly DeltaResource[], Buffer>();
+
+function framedRun(typeUrl: string, run: readonly DeltaResource[]): Buffer {
+  let framed = framedRuns.get(run);
+  if (!framed) {
+    framed = Buffer.concat(run.map((r) => framedDeltaResource(typeUrl, r)));
+    framedRuns.set(run, framed);
+  }
+  return framed;
+}
+
+/**
+ * envoy.service.discovery.v3.DeltaDiscoveryResponse. `runs`, when given, are `resources`
+ * split into arrays many responses share (each unchanged once made), framed once per run.
+ */
 export function encodeDeltaDiscoveryResponse(
   typeUrl: string,
   systemVersion: string,
@@ -88,6 +107,7 @@ export function encodeDeltaDiscoveryResponse(
   resources: readonly DeltaResource[],
   removed: readonly string[],
   controlPlane: string,
+  runs?: readonly (readonly DeltaResource[])[],
 ): Buffer {
   const head = protobufLibrary().Writer.create();
   head.uint32((1 << 3) | 2).string(systemVersion);
@@ -97,7 +117,8 @@ export function encodeDeltaDiscoveryResponse(
   for (const name of removed) tail.uint32((6 << 3) | 2).string(name);
   writeControlPlane(tail, 7, controlPlane);
   const parts: Buffer[] = [asBuffer(head.finish())];
-  for (const r of resources) parts.push(framedDeltaResource(typeUrl, r));
+  if (runs) for (const run of runs) parts.push(framedRun(typeUrl, run));
+  else for (const r of resources) parts.push(framedDeltaResource(typeUrl, r));
   parts.push(asBuffer(tail.finish()));
   return Buffer.concat(parts);
 }

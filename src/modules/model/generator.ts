@@ -10,6 +10,43 @@ export interface XdsResource {
   body: Buffer;
 }
 
+/**
+ * Runs many proxies share, for a generated list: the list is the concatenation of the runs,
+ * in order, and each run is one array object handed to every proxy that gets it (a scope's
+ * outbound clusters, say). The xDS server keeps what it derives from a run (versions, wire
+ * framing, identity) once per run, not once per proxy and resource: a connect storm of
+ * thousands of proxies then costs per proxy only what is its own.
+ */
+const runsOfList = new WeakMap<readonly XdsResource[], readonly (readonly XdsResource[])[]>();
+const frozenRuns = new WeakSet<readonly XdsResource[]>();
+
+/**
+ * `runs` concatenated, marked as made of them. Runs are frozen: one changed in place would
+ * stand for bytes it no longer has.
+ */
+export function concatRuns(runs: readonly (readonly XdsResource[])[]): XdsResource[] {
+  for (const run of runs) {
+    if (frozenRuns.has(run)) continue;
+    Object.freeze(run);
+    frozenRuns.add(run);
+  }
+  const list = runs.length === 1 ? [...runs[0]] : ([] as XdsResource[]).concat(...runs);
+  runsOfList.set(list, runs);
+  return list;
+}
+
+/** The shared runs `list` is made of, if a generator said so (see concatRuns) and it was not changed since. */
+export function runsOf(list: readonly XdsResource[]): readonly (readonly XdsResource[])[] | undefined {
+  const runs = runsOfList.get(list);
+  if (!runs) return undefined;
+  let at = 0;
+  for (const run of runs) {
+    if (run.length > 0 && (list[at] !== run[0] || list[at + run.length - 1] !== run[run.length - 1])) return undefined;
+    at += run.length;
+  }
+  return at === list.length ? runs : undefined;
+}
+
 /** What changed since the previous push; generators may use it to skip untouched work. */
 export interface ChangeSet {
   /** Every resource type must be rebuilt (first push, a kind without finer tracking changed...). */

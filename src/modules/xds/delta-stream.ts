@@ -73,6 +73,6 @@ export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse>
   }
 
   encodeResponse(typeUrl: XdsTypeUrl, response: DeltaResponse, version: string, nonce: string): Buffer {
-    return encodeDeltaDiscoveryResponse(typeUrl, version, nonce, response.resources, response.removed, this.options.controlPlaneId);
+    return encodeDeltaDiscoveryResponse(typeUrl, version, nonce, response.resources, response.removed, this.options.controlPlaneId, response.runs);
   }
 }

@@ -90,7 +90,7 @@ export class Responder {
     try {
       if (stream.closed) return nothing;
       planned.recordSent();
-      const content = { protocol: conn.protocol, typeUrl, version: push.version, resources: planned.resources, removed: planned.removed };
+      const content = { protocol: conn.protocol, typeUrl, version: push.version, resources: planned.resources, removed: planned.removed, runs: planned.runs };
       const encoding = this.encodings.encodingFor(content, watch, (nonce) => stream.encodeResponse(typeUrl, planned, push.version, nonce));
       this.options.observer.encoded(short, encoding.reused);
       // send() hands the response to the stream before its first await.

@@ -1,4 +1,4 @@
-import { XdsResource } from '../model/generator';
+import { runsOf, XdsResource } from '../model/generator';
 import { TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
 import { DeltaResource } from '../envoy/wire';
 import { markedVersion, WatchState } from './connection';
@@ -27,6 +27,8 @@ export interface PlannedResponse {
   readonly resources: readonly XdsResource[];
   /** Delta: the names the proxy should drop. */
   readonly removed?: readonly string[];
+  /** Shared runs `resources` is made of, in order (see concatRuns), when known. */
+  readonly runs?: readonly (readonly XdsResource[])[];
   /** Records the response as what the proxy has; called right before it is encoded and written. */
   recordSent(): void;
 }
@@ -135,6 +137,8 @@ export class DeltaResponse implements PlannedResponse {
     private readonly watch: WatchState,
     readonly resources: DeltaResource[],
     readonly removed: string[],
+    /** Shared runs `resources` is made of (see concatRuns), for the wire framing and the shared encodings. */
+    readonly runs?: readonly (readonly DeltaResource[])[],
   ) {}
 
   recordSent(): void {
@@ -142,7 +146,7 @@ export class DeltaResponse implements PlannedResponse {
     if (sent.size === 0) {
       // A stream's first response (the connect storm): held as one list, on the name index
       // other proxies with the same names share, without going through a per-name map first.
-      sent.replace(this.resources);
+      sent.replace(this.resources, this.runs);
       return;
     }
     for (const r of this.resources) sent.set(r.name, r.body);
@@ -158,6 +162,8 @@ export class DeltaResponse implements PlannedResponse {
 export function planDeltaResponse(
   watch: WatchState, generated: readonly XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
 ): DeltaResponse | undefined {
+  const runs = watch.sent.size === 0 && !hosts ? runsOf(generated) : undefined;
+  if (runs) return firstDeltaResponse(watch, generated, runs, names, requested);
   // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
   // body-interning) an identity check, so a push to thousands of proxies stays cheap.
   const changed: DeltaResource[] = [];
@@ -193,6 +199,35 @@ export function planDeltaResponse(
   }
   if (!requested && changed.length === 0 && removed.length === 0) return undefined;
   return new DeltaResponse(watch, changed, removed);
+}
+
+/**
+ * A stream's first response when the generator handed shared runs: everything generated goes
+ * (nothing was sent before), as the runs' delta resources, made once per run.
+ */
+function firstDeltaResponse(
+  watch: WatchState, generated: readonly XdsResource[], runs: readonly (readonly XdsResource[])[], names: readonly string[] | undefined, requested: boolean,
+): DeltaResponse | undefined {
+  const removed: string[] = [];
+  if (names && generated.length < names.length && requested) {
+    const present = new Set(generated.map((r) => r.name));
+    for (const n of names) if (!present.has(n)) removed.push(n);
+  }
+  if (!requested && generated.length === 0 && removed.length === 0) return undefined;
+  const deltaRuns = runs.map(deltaRun);
+  return new DeltaResponse(watch, ([] as DeltaResource[]).concat(...deltaRuns), removed, deltaRuns);
+}
+
+const deltaRuns = new WeakMap<readonly XdsResource[], readonly DeltaResource[]>();
+
+/** A run's resources with their versions, once per run. */
+function deltaRun(run: readonly XdsResource[]): readonly DeltaResource[] {
+  let out = deltaRuns.get(run);
+  if (!out) {
+    out = Object.freeze(run.map((r) => ({ name: r.name, body: r.body, version: resourceVersion(r.body) })));
+    deltaRuns.set(run, out);
+  }
+  return out;
 }
 
 /** How many of `resources` the proxy was sent (under the same name). */

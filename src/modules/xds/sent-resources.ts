@@ -22,9 +22,29 @@ const forgetIndex = new FinalizationRegistry<string>((key) => {
 /** The shared index of exactly these names in this order. */
 function nameIndex(names: readonly string[]): NameIndex {
   if (names.length === 0) return EMPTY_INDEX;
-  const key = names.join('\n');
+  return indexFor(names.join('\n'), () => names);
+}
+
+/** Runs' names joined, once per run (runs are shared by many streams; see concatRuns). */
+const runKeys = new WeakMap<readonly { name: string }[], string>();
+
+/** The shared index of the names of these runs, one after the other. */
+function runsIndex(runs: readonly (readonly { name: string }[])[]): NameIndex {
+  const keys: string[] = [];
+  for (const run of runs) {
+    if (run.length === 0) continue;
+    let key = runKeys.get(run);
+    if (key === undefined) runKeys.set(run, (key = run.map((r) => r.name).join('\n')));
+    keys.push(key);
+  }
+  if (keys.length === 0) return EMPTY_INDEX;
+  return indexFor(keys.join('\n'), () => runs.flatMap((run) => run.map((r) => r.name)));
+}
+
+function indexFor(key: string, namesOf: () => readonly string[]): NameIndex {
   const known = indexes.get(key)?.deref();
   if (known) return known;
+  const names = namesOf();
   const index: NameIndex = { names, positions: new Map(names.map((n, i) => [n, i])) };
   indexes.set(key, new WeakRef(index));
   forgetIndex.register(index, key);
@@ -85,11 +105,14 @@ export class SentResources implements Iterable<[string, Buffer]> {
     return true;
   }
 
-  /** Holds exactly `resources` from now on (a state-of-the-world response). */
-  replace(resources: readonly { name: string; body: Buffer }[]): void {
+  /**
+   * Holds exactly `resources` from now on (a state-of-the-world response, or a stream's first).
+   * With the shared runs they are made of, the name index is found from the runs.
+   */
+  replace(resources: readonly { name: string; body: Buffer }[], runs?: readonly (readonly { name: string }[])[]): void {
     const names = this.index.names;
     const sameNames = names.length === resources.length && resources.every((r, i) => r.name === names[i]);
-    if (!sameNames) this.index = nameIndex(resources.map((r) => r.name));
+    if (!sameNames) this.index = runs ? runsIndex(runs) : nameIndex(resources.map((r) => r.name));
     this.bodies = resources.map((r) => r.body);
     this.held = resources.length;
     this.extra = undefined;

@@ -24,6 +24,8 @@ export interface ResponseContent {
   resources: readonly XdsResource[];
   /** Delta: names the proxy should drop. */
   removed?: readonly string[];
+  /** Shared runs `resources` is made of (see concatRuns): the key is then made from the runs. */
+  runs?: readonly (readonly XdsResource[])[];
 }
 
 export interface SharedEncoding {
@@ -48,14 +50,34 @@ function bodyId(r: XdsResource): string {
 /** Above this many characters the resource part of a key is kept as a digest (long Map keys hash poorly). */
 const DIGEST_ABOVE = 1024;
 
+/**
+ * A run's identity by content, worked out once per run (runs are frozen, see concatRuns): two
+ * runs of the same names and bodies, such as the inbound clusters of two proxies with the same
+ * ports, read alike and so still share an encoding.
+ */
+const runIds = new WeakMap<readonly XdsResource[], string>();
+
+function runId(run: readonly XdsResource[]): string {
+  let id = runIds.get(run);
+  if (id === undefined) runIds.set(run, (id = resourcesKey(run)));
+  return id;
+}
+
+/** The names and bodies of `resources`, as a string (a digest when long). */
+function resourcesKey(resources: readonly XdsResource[], removed: readonly string[] = []): string {
+  const ids = new Array<string>(resources.length);
+  for (let i = 0; i < resources.length; i++) ids[i] = bodyId(resources[i]);
+  // JSON: names (removals come from what proxies subscribed) cannot make two lists read alike.
+  const parts = JSON.stringify([ids, removed]);
+  return parts.length > DIGEST_ABOVE ? `#${createHash('sha256').update(parts).digest('base64')}` : parts;
+}
+
 /** The identity of a response's bytes (the nonce aside). */
 export function contentKey(content: ResponseContent): string {
-  const ids = new Array<string>(content.resources.length);
-  for (let i = 0; i < content.resources.length; i++) ids[i] = bodyId(content.resources[i]);
-  // JSON: names (removals come from what proxies subscribed) cannot make two lists read alike.
-  let parts = JSON.stringify([ids, content.removed ?? []]);
-  if (parts.length > DIGEST_ABOVE) parts = `#${createHash('sha256').update(parts).digest('base64')}`;
-  return `${content.protocol} ${content.typeUrl} ${content.version} ${content.resources.length}\n${parts}`;
+  const head = `${content.protocol} ${content.typeUrl} ${content.version} ${content.resources.length}\n`;
+  // 'runs:' keeps the two forms from ever reading alike.
+  if (content.runs) return `${head}runs:${JSON.stringify([content.runs.map(runId), content.removed ?? []])}`;
+  return `${head}${resourcesKey(content.resources, content.removed)}`;
 }
 
 /**

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { Container } from 'inversify';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { encodeResource } from '../../../src/modules/model/body-interning';
-import { XdsGenerator } from '../../../src/modules/model/generator';
+import { concatRuns, runsOf, XdsGenerator } from '../../../src/modules/model/generator';
+import { encodeDeltaDiscoveryResponse } from '../../../src/modules/envoy/wire';
+import { contentKey } from '../../../src/modules/xds/shared-encodings';
 import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
 import { newWatchState, versionMarker, XdsConnection } from '../../../src/modules/xds/connection';
 import { XdsObserver } from '../../../src/modules/xds/observer';
@@ -113,6 +115,66 @@ describe('xDS server parts', () => {
       expect(namesToGenerate(wildcard, new Set(['c']), 'sotw', TypeUrl.Cluster)).to.equal(undefined);
       expect(namesToGenerate(wildcard, new Set(['c']), 'delta', TypeUrl.Cluster)).to.deep.equal(['c']);
       expect(namesToGenerate(wildcard, 'all', 'delta', TypeUrl.Cluster)).to.equal(undefined);
+    });
+  });
+
+  describe('shared runs (a first response made of what a scope shares and what is the proxy\'s own)', () => {
+    const run = (prefix: string, n: number, text = prefix) => Array.from({ length: n }, (_, i) => resource(`${prefix}-${i}`, `${text}-${i}`));
+    const outbound = run('out', 300);
+    const fixed = run('fixed', 2);
+    const delta = (list: readonly { name: string; body: Buffer; version: string }[]) => list.map((r) => [r.name, r.body.toString(), r.version]);
+
+    it('marks a list as its runs only while it is unchanged, and freezes the runs', () => {
+      const list = concatRuns([outbound, fixed, run('in', 2)]);
+      expect(list).to.have.length(304);
+      expect(runsOf(list)).to.have.length(3);
+      expect(() => (outbound as unknown as unknown[]).push(resource('late'))).to.throw(TypeError);
+      const grown = concatRuns([outbound, fixed]);
+      grown.push(resource('kept'));
+      expect(runsOf(grown)).to.equal(undefined);
+      const edited = concatRuns([outbound, fixed]);
+      edited[299] = resource('other');
+      expect(runsOf(edited)).to.equal(undefined);
+      expect(runsOf([...list])).to.equal(undefined);
+    });
+
+    it('plans, records and encodes a first delta response from runs exactly as from the flat list', () => {
+      const inbound = run('in', 3);
+      const withRuns = newWatchState(undefined);
+      const flat = newWatchState(undefined);
+      const a = planDeltaResponse(withRuns, concatRuns([outbound, fixed, inbound]), undefined, true)!;
+      const b = planDeltaResponse(flat, [...outbound, ...fixed, ...inbound], undefined, true)!;
+      expect(a.runs).to.have.length(3);
+      expect(b.runs).to.equal(undefined);
+      expect(delta(a.resources)).to.deep.equal(delta(b.resources));
+      const bytes = (p: typeof a) => encodeDeltaDiscoveryResponse(TypeUrl.Cluster, 'v1', 'n1', p.resources, p.removed, 'cp', p.runs);
+      expect(bytes(a).equals(bytes(b))).to.equal(true);
+      a.recordSent();
+      b.recordSent();
+      expect([...withRuns.sent]).to.deep.equal([...flat.sent]);
+      // What follows is planned against what was recorded, as for any stream.
+      expect(planDeltaResponse(withRuns, concatRuns([outbound, fixed, inbound]), undefined, false)).to.equal(undefined);
+      const changed = planDeltaResponse(withRuns, concatRuns([outbound, fixed.slice(1)]), undefined, false)!;
+      expect(changed.removed).to.deep.equal(['fixed-0', 'in-0', 'in-1', 'in-2']);
+    });
+
+    it('answers names asked for but not generated with removals, as the flat path does', () => {
+      const asked = ['out-0', 'missing'];
+      const plan = planDeltaResponse(newWatchState(new Set(asked)), concatRuns([[outbound[0]]]), asked, true)!;
+      expect(plan.resources.map((r) => r.name)).to.deep.equal(['out-0']);
+      expect(plan.removed).to.deep.equal(['missing']);
+    });
+
+    it('gives proxies with the same runs one content key, and a proxy with other bytes its own', () => {
+      const key = (inbound: readonly { name: string; body: Buffer }[]) => {
+        const planned = planDeltaResponse(newWatchState(undefined), concatRuns([outbound, fixed, inbound]), undefined, true)!;
+        return contentKey({ protocol: 'delta', typeUrl: TypeUrl.Cluster, version: 'v1', resources: planned.resources, removed: planned.removed, runs: planned.runs });
+      };
+      // Two proxies' own runs are different arrays; the same names and (interned) bodies share the key.
+      const own = run('in', 3);
+      expect(key(own.slice(0, 2))).to.equal(key(own.slice(0, 2)));
+      expect(key(own.slice(0, 2))).to.not.equal(key([own[0], { name: 'in-1', body: own[2].body }]));
+      expect(key(own.slice(0, 2))).to.not.equal(key(own));
     });
   });
 

@@ -4,7 +4,7 @@ import { PushContext } from '../../model/push-context';
 import { Service } from '../../registry/model';
 import { resourceKey } from '../../config/resource';
 import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
-import { XdsResource } from '../../model/generator';
+import { concatRuns, XdsResource } from '../../model/generator';
 import {
   buildOutboundClusters, clusterMetadata, meshConnectTimeout, defaultCircuitBreakers, EnvoyEnum, HTTP_PROTOCOL_OPTIONS_KEY,
 } from '../common';
@@ -62,7 +62,8 @@ export function sidecarClusters(
   const inbound = push.cached('cds', `${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, inboundDependencies(push, proxy), () =>
     encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)),
   );
-  return pick([...outbound, ...fixed, ...inbound], names);
+  // The outbound and fixed runs are the same arrays for every proxy of the scope.
+  return names === undefined ? concatRuns([outbound, fixed, inbound]) : pick([...outbound, ...fixed, ...inbound], names);
 }
 
 function originalDst(push: PushContext, name: string): Record<string, unknown> {
