@@ -24,19 +24,30 @@ export interface FileSignature {
  * file whose signature equals the one it had when it was last read has not been written
  * since, so a resync of a large directory reads only the files that changed.
  */
-export async function statSignatures(files: readonly string[], racyMarginMs = RACY_MARGIN_MS): Promise<Map<string, FileSignature>> {
+export function statSignatures(files: readonly string[], racyMarginMs = RACY_MARGIN_MS): Promise<Map<string, FileSignature>> {
   const signatures = new Map<string, FileSignature>();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
+  // Callbacks, not fs.promises: a resync stats every file of the directory on each change,
+  // and a promise per stat costs several times the stat itself on the main thread.
+  return new Promise((resolve) => {
+    let next = 0;
+    let pending = 0;
+    const statNext = (): void => {
+      if (next >= files.length) {
+        if (pending === 0) resolve(signatures);
+        return;
+      }
       const file = files[next++];
       const startedAt = Date.now();
-      const stat = await fs.promises.stat(file, { bigint: true }).catch(() => undefined);
-      if (stat) signatures.set(file, signatureOf(stat, startedAt - racyMarginMs));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(STAT_CONCURRENCY, files.length) }, worker));
-  return signatures;
+      pending += 1;
+      fs.stat(file, { bigint: true }, (err, stat) => {
+        pending -= 1;
+        if (!err) signatures.set(file, signatureOf(stat, startedAt - racyMarginMs));
+        statNext();
+      });
+    };
+    if (files.length === 0) resolve(signatures);
+    for (let i = 0; i < Math.min(STAT_CONCURRENCY, files.length); i++) statNext();
+  });
 }
 
 function signatureOf(stat: fs.BigIntStats, trustedBefore: number): FileSignature {
