@@ -18,18 +18,13 @@ export interface XdsResource {
  * thousands of proxies then costs per proxy only what is its own.
  */
 const runsOfList = new WeakMap<readonly XdsResource[], readonly (readonly XdsResource[])[]>();
-const frozenRuns = new WeakSet<readonly XdsResource[]>();
 
 /**
  * `runs` concatenated, marked as made of them. Runs are frozen: one changed in place would
  * stand for bytes it no longer has.
  */
 export function concatRuns(runs: readonly (readonly XdsResource[])[]): XdsResource[] {
-  for (const run of runs) {
-    if (frozenRuns.has(run)) continue;
-    Object.freeze(run);
-    frozenRuns.add(run);
-  }
+  for (const run of runs) if (!Object.isFrozen(run)) Object.freeze(run);
   const list = runs.length === 1 ? [...runs[0]] : ([] as XdsResource[]).concat(...runs);
   runsOfList.set(list, runs);
   return list;

@@ -102,14 +102,17 @@ export class RegistryBuilder {
       }
     }
 
-    const unchangedNamespaces = new Set<string>();
-    for (const [namespace, list] of workloadsByNamespace) if (sameItems(this.namespaces.get(namespace), list)) unchangedNamespaces.add(namespace);
+    // Namespaces whose WorkloadEntries are not the same objects as last time (or came or went).
+    const changedNamespaces = new Set<string>();
+    for (const namespace of new Set([...this.namespaces.keys(), ...workloadsByNamespace.keys()])) {
+      if (!sameItems(this.namespaces.get(namespace), workloadsByNamespace.get(namespace))) changedNamespaces.add(namespace);
+    }
     const parts = new Map<ConfigResource<ServiceEntrySpec>, ServiceEntryPart>();
     for (const se of this.sorted(serviceEntries)) {
       const source = resourceKey(se);
       const namespace = se.metadata.namespace;
       let part = this.parts.get(se);
-      if (!part || (part.selected && !unchangedNamespaces.has(namespace) && (this.namespaces.has(namespace) || workloadsByNamespace.has(namespace)))) {
+      if (!part || (part.selected && changedNamespaces.has(namespace))) {
         const selected = se.spec.workloadSelector ? selectorMatches(se.spec.workloadSelector.labels, workloadsByNamespace.get(namespace) ?? []) : undefined;
         if (!part || !sameItems(part.selected, selected)) part = serviceEntryPart(se, selected, networkOf);
       }

@@ -162,13 +162,15 @@ export class DeltaResponse implements PlannedResponse {
 export function planDeltaResponse(
   watch: WatchState, generated: readonly XdsResource[], names: readonly string[] | undefined, requested: boolean, hosts?: ReadonlySet<string>,
 ): DeltaResponse | undefined {
+  // A stream's first response, from the runs the generator shared: everything goes, as delta
+  // resources made once per run.
   const runs = watch.sent.size === 0 && !hosts ? runsOf(generated) : undefined;
-  if (runs) return firstDeltaResponse(watch, generated, runs, names, requested);
-  // Per proxy and resource, on every push: kept to a map read and (bodies are interned, see
-  // body-interning) an identity check, so a push to thousands of proxies stays cheap.
-  const changed: DeltaResource[] = [];
+  const deltaRuns = runs?.map(deltaRun);
+  const changed: DeltaResource[] = deltaRuns ? ([] as DeltaResource[]).concat(...deltaRuns) : [];
   let known = 0;
-  for (let i = 0; i < generated.length; i++) {
+  // Otherwise per proxy and resource, on every push: kept to a map read and (bodies are
+  // interned, see body-interning) an identity check, so a push to thousands of proxies stays cheap.
+  if (!deltaRuns) for (let i = 0; i < generated.length; i++) {
     const r = generated[i];
     const had = watch.sent.getAt(i, r.name);
     if (had !== undefined) {
@@ -198,34 +200,17 @@ export function planDeltaResponse(
     for (const name of watch.sent.keys()) if (!present.has(name)) removed.push(name);
   }
   if (!requested && changed.length === 0 && removed.length === 0) return undefined;
-  return new DeltaResponse(watch, changed, removed);
+  return new DeltaResponse(watch, changed, removed, deltaRuns);
 }
 
-/**
- * A stream's first response when the generator handed shared runs: everything generated goes
- * (nothing was sent before), as the runs' delta resources, made once per run.
- */
-function firstDeltaResponse(
-  watch: WatchState, generated: readonly XdsResource[], runs: readonly (readonly XdsResource[])[], names: readonly string[] | undefined, requested: boolean,
-): DeltaResponse | undefined {
-  const removed: string[] = [];
-  if (names && generated.length < names.length && requested) {
-    const present = new Set(generated.map((r) => r.name));
-    for (const n of names) if (!present.has(n)) removed.push(n);
-  }
-  if (!requested && generated.length === 0 && removed.length === 0) return undefined;
-  const deltaRuns = runs.map(deltaRun);
-  return new DeltaResponse(watch, ([] as DeltaResource[]).concat(...deltaRuns), removed, deltaRuns);
-}
-
-const deltaRuns = new WeakMap<readonly XdsResource[], readonly DeltaResource[]>();
+const deltaRunsOf = new WeakMap<readonly XdsResource[], readonly DeltaResource[]>();
 
 /** A run's resources with their versions, once per run. */
 function deltaRun(run: readonly XdsResource[]): readonly DeltaResource[] {
-  let out = deltaRuns.get(run);
+  let out = deltaRunsOf.get(run);
   if (!out) {
     out = Object.freeze(run.map((r) => ({ name: r.name, body: r.body, version: resourceVersion(r.body) })));
-    deltaRuns.set(run, out);
+    deltaRunsOf.set(run, out);
   }
   return out;
 }

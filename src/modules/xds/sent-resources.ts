@@ -19,36 +19,29 @@ const forgetIndex = new FinalizationRegistry<string>((key) => {
   if (indexes.get(key)?.deref() === undefined) indexes.delete(key);
 });
 
-/** The shared index of exactly these names in this order. */
-function nameIndex(names: readonly string[]): NameIndex {
-  if (names.length === 0) return EMPTY_INDEX;
-  return indexFor(names.join('\n'), () => names);
-}
-
 /** Runs' names joined, once per run (runs are shared by many streams; see concatRuns). */
 const runKeys = new WeakMap<readonly { name: string }[], string>();
 
-/** The shared index of the names of these runs, one after the other. */
-function runsIndex(runs: readonly (readonly { name: string }[])[]): NameIndex {
-  const keys: string[] = [];
-  for (const run of runs) {
-    if (run.length === 0) continue;
-    let key = runKeys.get(run);
-    if (key === undefined) runKeys.set(run, (key = run.map((r) => r.name).join('\n')));
-    keys.push(key);
-  }
-  if (keys.length === 0) return EMPTY_INDEX;
-  return indexFor(keys.join('\n'), () => runs.flatMap((run) => run.map((r) => r.name)));
-}
-
-function indexFor(key: string, namesOf: () => readonly string[]): NameIndex {
+/**
+ * The shared index of exactly these resources' names in this order; with the runs they are
+ * made of, its key is found from the runs.
+ */
+function nameIndex(resources: readonly { name: string }[], runs?: readonly (readonly { name: string }[])[]): NameIndex {
+  if (resources.length === 0) return EMPTY_INDEX;
+  const key = runs ? runs.filter((run) => run.length > 0).map(runKey).join('\n') : resources.map((r) => r.name).join('\n');
   const known = indexes.get(key)?.deref();
   if (known) return known;
-  const names = namesOf();
+  const names = resources.map((r) => r.name);
   const index: NameIndex = { names, positions: new Map(names.map((n, i) => [n, i])) };
   indexes.set(key, new WeakRef(index));
   forgetIndex.register(index, key);
   return index;
+}
+
+function runKey(run: readonly { name: string }[]): string {
+  let key = runKeys.get(run);
+  if (key === undefined) runKeys.set(run, (key = run.map((r) => r.name).join('\n')));
+  return key;
 }
 
 /** Per shared name index and key function: positions by key (see `namesWith`). */
@@ -112,7 +105,7 @@ export class SentResources implements Iterable<[string, Buffer]> {
   replace(resources: readonly { name: string; body: Buffer }[], runs?: readonly (readonly { name: string }[])[]): void {
     const names = this.index.names;
     const sameNames = names.length === resources.length && resources.every((r, i) => r.name === names[i]);
-    if (!sameNames) this.index = runs ? runsIndex(runs) : nameIndex(resources.map((r) => r.name));
+    if (!sameNames) this.index = nameIndex(resources, runs);
     this.bodies = resources.map((r) => r.body);
     this.held = resources.length;
     this.extra = undefined;
