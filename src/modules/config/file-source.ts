@@ -95,13 +95,15 @@ export class FileConfigSource {
   private queued: Promise<ConfigChange[]> | undefined;
   /** A resync once the files just read are older than the racy margin, so their stats become trusted. */
   private settleTimer: NodeJS.Timeout | undefined;
+  /** When the last watch event or poll tick not yet read came (see ConfigChange.seenAt). */
+  private lastEventAt: number | undefined;
   /** Subdirectories that could not be listed last time, to log the change only. */
   private unreadableDirs = new Set<string>();
 
   constructor(private readonly options: FileConfigSourceOptions) {
     this.limits = options.limits ?? DEFAULT_CONFIG_FILE_LIMITS;
     this.parser = new WorkerConfigParser({ limits: this.limits, timeoutMs: options.parseTimeoutMs });
-    this.debouncer = new Debouncer<true>(options.debounceMs ?? 100, options.maxDebounceMs ?? 1000, () => true, () => this.resyncFromEvent());
+    this.debouncer = new Debouncer<true>(options.debounceMs ?? 100, options.maxDebounceMs ?? 1000, () => true, (_, _first, lastEventAt) => this.resyncFromEvent(lastEventAt));
   }
 
   /** Loads every file, then watches; resolves once the initial load is in the store. */
@@ -159,6 +161,9 @@ export class FileConfigSource {
 
   private async readAll(): Promise<ConfigChange[]> {
     if (!this.started) return [];
+    // Everything this read applies happened by the last event seen so far.
+    const seenAt = this.lastEventAt;
+    this.lastEventAt = undefined;
     const listing = await listConfigFiles(this.options.dir);
     const signatures = await statSignatures(listing.files, this.options.racyMarginMs);
     if (!this.started) return [];
@@ -189,7 +194,7 @@ export class FileConfigSource {
       this.options.logger.info(`config file ${state.file} removed`);
     }
     if (untrusted) this.settleLater();
-    const changes = this.options.store.applyBatch(batch);
+    const changes = this.options.store.applyBatch(batch, seenAt);
     if (changes.length) this.options.logger.info(`config changed: ${summarizeChanges(changes)}`, { files: batch.map((p) => p.sourceId) });
     return changes;
   }
@@ -295,8 +300,12 @@ export class FileConfigSource {
     if (more > 0) this.options.logger.error(`rejected config: ${issues[0].location.file}: ${more} more rejected document issues not shown (meshctl validate -f lists them all)`);
   }
 
-  /** From a watch event or poll tick: failures are logged, the last config stays. */
-  private resyncFromEvent(): void {
+  /**
+   * From a watch event or poll tick (`lastEventAt`: when the last one came, after this
+   * source's own debounce), or a settle timer: failures are logged, the last config stays.
+   */
+  private resyncFromEvent(lastEventAt?: number): void {
+    if (lastEventAt !== undefined) this.lastEventAt = Math.max(this.lastEventAt ?? 0, lastEventAt);
     this.resync().then(
       () => {
         this.treeWatcher?.refresh();

@@ -87,8 +87,9 @@ export class MemoryConfigStore implements ConfigStore {
   /**
    * Several parts at once, e.g. every file touched in one debounce window: one snapshot and
    * one notification for all of them. Returns the changes (sorted by key; empty if none).
+   * `seenAt`: when the source saw the last of these changes happen (ConfigChange.seenAt).
    */
-  applyBatch(batch: readonly SourcePart[]): ConfigChange[] {
+  applyBatch(batch: readonly SourcePart[], seenAt?: number): ConfigChange[] {
     const touched = new Set<string>();
     const redeclared = new Set<string>();
     const conflicts = new Map<string, ConfigConflict>();
@@ -127,6 +128,7 @@ export class MemoryConfigStore implements ConfigStore {
     }
 
     const changes = this.resolve(touched);
+    if (seenAt !== undefined) for (const c of changes) c.seenAt = seenAt;
     for (const c of conflicts.values()) this.reportConflict(c);
     if (changes.length) this.publish(changes);
     return changes;

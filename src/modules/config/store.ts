@@ -8,6 +8,12 @@ export interface ConfigChange {
   key: string;
   kind: string;
   type: 'added' | 'updated' | 'deleted';
+  /**
+   * When the source first saw this change (epoch ms), if that was before it was applied: a
+   * source that waits for its own quiet period says when its last event came, so the push
+   * debounce counts its quiet period from then (the two overlap instead of adding up).
+   */
+  seenAt?: number;
 }
 
 /** `2 added, 1 deleted`: a batch of changes for a log line. */

@@ -146,7 +146,10 @@ export class PushCoordinator {
       if (type !== 'eds') endpointsOnly = false;
       this.observer.inboundUpdate(type);
     }
-    this.debouncer.add({ changes: [...changes], registry: [], events: changes.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce);
+    // Quiet since the latest change was seen: one the source saw earlier waited for quiet already.
+    let seenAt = changes.length > 0 ? -Infinity : undefined;
+    for (const c of changes) seenAt = c.seenAt === undefined || seenAt === undefined ? undefined : Math.max(seenAt, c.seenAt);
+    this.debouncer.add({ changes: [...changes], registry: [], events: changes.length, fullReasons: [] }, endpointsOnly && !this.options.edsDebounce, seenAt);
   }
 
   /** A platform registry's hosts changed: endpoints only (eds), or their service (svc, svcdelete). */

@@ -166,6 +166,22 @@ describe('config: file source (--configDir)', () => {
     expect(h.source.status()).to.have.length(1);
   });
 
+  it('says when it saw a change, so the push debounce does not wait for quiet a second time', async () => {
+    const h = harness();
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
+    const seen: Array<number | undefined> = [];
+    h.store.onChange((changes) => seen.push(...changes.map((c) => c.seenAt)));
+    await h.source.start();
+    expect(seen).to.deep.equal([undefined], 'the initial load waited for no event');
+    seen.length = 0;
+    const written = Date.now();
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.2'));
+    await eventually(() => expect(seen).to.have.length(1));
+    const applied = Date.now();
+    // The watch event came after the write and at least the source's debounce (20 ms) before it was applied.
+    expect(seen[0]).to.be.within(written, applied - 20);
+  });
+
   it('sees the deletion of a file an editor had replaced by renaming another over it', async () => {
     const h = harness();
     h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
@@ -436,6 +452,29 @@ describe('config: debouncer', () => {
     await eventually(() => expect(calls.length).to.be.greaterThan(1));
     d.stop();
     expect(calls[0]).to.be.within(140, 400);
+  });
+
+  it('counts the quiet period from when an event happened, the cap from when it arrived', async () => {
+    const fired: Array<{ at: number; first: number; last: number }> = [];
+    const d = new Debouncer<true>(200, 5000, () => true, (_, first, last) => fired.push({ at: Date.now(), first, last }));
+    const arrived = Date.now();
+    // Seen 150 ms ago by a source that already waited for its own quiet: 50 ms of quiet remain.
+    d.add(true, false, arrived - 150);
+    await eventually(() => expect(fired).to.have.length(1));
+    expect(fired[0].at - arrived).to.be.within(40, 150);
+    expect(fired[0].first).to.be.within(arrived, arrived + 5, 'pilot_debounce_time counts from arrival');
+    expect(fired[0].last).to.equal(arrived - 150);
+    // Seen long ago: the quiet period is over, it fires at once; a later event wins over an older one.
+    d.add(true, false, arrived - 10_000);
+    d.add(true, false, arrived - 5_000);
+    await eventually(() => expect(fired).to.have.length(2));
+    expect(fired[1].last).to.equal(arrived - 5_000);
+    // A time in the future counts as now.
+    const before = Date.now();
+    d.add(true, false, before + 60_000);
+    await eventually(() => expect(fired).to.have.length(3));
+    expect(fired[2].at - before).to.be.at.least(190);
+    d.stop();
   });
 
   it('gives one call for a burst', async () => {
