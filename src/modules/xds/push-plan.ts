@@ -34,8 +34,8 @@ export function planPush(
   change: ChangeSet, proxy: Proxy, push: PushContext, watchedEds: ReadonlySet<string> | undefined, protocol: 'sotw' | 'delta' = 'sotw',
 ): PushPlan {
   const plan: PushPlan = new Map();
-  const kinds = new Set([...change.configs].map((k) => k.split('/')[0]));
-  if (change.full || [...kinds].some((k) => !ROUTING_KINDS.includes(k) && !POLICY_KINDS.includes(k) && k !== 'WorkloadEntry')) {
+  const { kinds, full, edsHosts } = readChange(change);
+  if (full) {
     for (const t of PUSH_ORDER) if (t !== TypeUrl.NameTable || wantsNameTable(proxy)) plan.set(t, 'all');
     return plan;
   }
@@ -58,7 +58,6 @@ export function planPush(
   // Clients choose mTLS toward a destination from its PeerAuthentication (auto mTLS).
   if (kinds.has('PeerAuthentication')) plan.set(TypeUrl.Cluster, 'all');
 
-  const edsHosts = new Set([...change.endpoints, ...change.services]);
   if (kinds.has('DestinationRule') || kinds.has('Sidecar')) {
     // Subset membership may have moved: refresh every watched cluster.
     plan.set(TypeUrl.ClusterLoadAssignment, 'all');
@@ -85,6 +84,28 @@ export function planPush(
 }
 
 const POLICY_KINDS = ['RequestAuthentication', 'AuthorizationPolicy', 'PeerAuthentication'];
+
+/** What every proxy's plan reads of a change, worked out once per change (one is planned for thousands of proxies). */
+interface ChangeReading {
+  kinds: ReadonlySet<string>;
+  /** Everything is pushed: a full change, or a kind whose effect is not narrowed down. */
+  full: boolean;
+  /** Hosts whose load assignments can differ. */
+  edsHosts: ReadonlySet<string>;
+}
+
+const readings = new WeakMap<ChangeSet, ChangeReading>();
+
+function readChange(change: ChangeSet): ChangeReading {
+  let reading = readings.get(change);
+  if (!reading) {
+    const kinds = new Set([...change.configs].map((k) => k.split('/')[0]));
+    const full = change.full || [...kinds].some((k) => !ROUTING_KINDS.includes(k) && !POLICY_KINDS.includes(k) && k !== 'WorkloadEntry');
+    reading = { kinds, full, edsHosts: new Set([...change.endpoints, ...change.services]) };
+    readings.set(change, reading);
+  }
+  return reading;
+}
 
 export function isHostScope(scope: 'all' | Set<string> | HostScope): scope is HostScope {
   return scope !== 'all' && !(scope instanceof Set);

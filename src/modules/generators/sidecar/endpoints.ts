@@ -19,9 +19,20 @@ import { configKey, SidecarScope, sidecarScope } from './scope';
  */
 export function sidecarEndpoints(ctx: SidecarContext, push: PushContext, proxy: Proxy, names: readonly string[] | undefined): XdsResource[] {
   const scope = sidecarScope(push, proxy);
-  const list = names === undefined ? '*' : sharedNameListId(names);
+  const list = names === undefined ? '*' : listKey(names);
   if (list === undefined) return loadAssignments(ctx, push, proxy, scope, names);
   return concatRuns([push.memoize(`${ctx.memoPrefix}/eds-list/${configKey(push, proxy, scope)}/${list}`, () => loadAssignments(ctx, push, proxy, scope, names))]);
+}
+
+/** Names of up to this many clusters (an endpoint push's) are their own memo key. */
+const NAMED_LIST_MAX = 8;
+
+/** A memo key for `names`: a shared list's number, or the names of a short list; undefined otherwise. */
+function listKey(names: readonly string[]): string | undefined {
+  const shared = sharedNameListId(names);
+  if (shared !== undefined) return String(shared);
+  // JSON: a list of names never reads like a number.
+  return names.length <= NAMED_LIST_MAX ? JSON.stringify(names) : undefined;
 }
 
 function loadAssignments(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, names: readonly string[] | undefined): XdsResource[] {

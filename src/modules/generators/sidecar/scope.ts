@@ -60,7 +60,18 @@ export function egressHostMatches(entry: string, service: Service, proxyNamespac
   return hostMatches(host, service.hostname);
 }
 
+/** Each proxy's scope in the push it was last asked for: a push asks once per type and proxy. */
+const scopeOfProxy = new WeakMap<Proxy, { push: PushContext; scope: SidecarScope }>();
+
 export function sidecarScope(push: PushContext, proxy: Proxy): SidecarScope {
+  const last = scopeOfProxy.get(proxy);
+  if (last?.push === push) return last.scope;
+  const scope = findScope(push, proxy);
+  scopeOfProxy.set(proxy, { push, scope });
+  return scope;
+}
+
+function findScope(push: PushContext, proxy: Proxy): SidecarScope {
   const sidecar = push.sidecarFor(proxy);
   const key = `${proxy.namespace}|${sidecar ? resourceKey(sidecar) : ''}`;
   return push.memoize(`sidecar-scope/${key}`, () => buildScope(push, proxy.namespace, key, sidecar));
