@@ -41,8 +41,57 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * A message as the pieces its bytes are made of, in order, never concatenated here.
+ *
+ * gRPC copies every message it sends into a frame of its own (the 5-byte prefix, then the
+ * message); grpc-js does that with the serialized message's `byteLength` and `copy(target,
+ * 5)`. A response of megabytes that was concatenated first is copied twice; handed over as
+ * pieces (a few framed runs that whole scopes share, and the proxy's own resources), the
+ * frame's copy is the only one, and the pieces stay shared.
+ */
+export class MessageParts {
+  readonly byteLength: number;
+
+  constructor(readonly parts: readonly Buffer[]) {
+    let n = 0;
+    for (const part of parts) n += part.length;
+    this.byteLength = n;
+  }
+
+  get length(): number {
+    return this.byteLength;
+  }
+
+  /** Buffer.copy for the whole message: writes every piece into `target` from `targetStart`; returns the bytes written. */
+  copy(target: Uint8Array, targetStart = 0): number {
+    if (targetStart < 0 || targetStart + this.byteLength > target.length) throw new RangeError(`a ${this.byteLength}-byte message does not fit at ${targetStart} in ${target.length} bytes`);
+    let at = targetStart;
+    for (const part of this.parts) at += part.copy(target, at);
+    return at - targetStart;
+  }
+
+  /** The message as one buffer (tests, and writers that take only buffers). */
+  toBuffer(): Buffer {
+    return Buffer.concat(this.parts, this.byteLength);
+  }
+}
+
+/** What an xDS stream writes: a message in one buffer or in pieces. */
+export type OutgoingMessage = Buffer | MessageParts;
+
+/** The bytes of a message, in one buffer. */
+export function messageBytes(message: OutgoingMessage): Buffer {
+  return Buffer.isBuffer(message) ? message : message.toBuffer();
+}
+
 /** envoy.service.discovery.v3.DiscoveryResponse */
 export function encodeDiscoveryResponse(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): Buffer {
+  return discoveryResponseParts(typeUrl, versionInfo, nonce, resources, controlPlane).toBuffer();
+}
+
+/** encodeDiscoveryResponse, in pieces. */
+export function discoveryResponseParts(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): MessageParts {
   const head = protobufLibrary().Writer.create();
   head.uint32((1 << 3) | 2).string(versionInfo);
   const tail = protobufLibrary().Writer.create();
@@ -52,7 +101,7 @@ export function encodeDiscoveryResponse(typeUrl: string, versionInfo: string, no
   const parts: Buffer[] = [asBuffer(head.finish())];
   for (const r of resources) parts.push(framedResource(typeUrl, r.body));
   parts.push(asBuffer(tail.finish()));
-  return Buffer.concat(parts);
+  return new MessageParts(parts);
 }
 
 export interface DeltaResource extends EncodedResource {
@@ -109,6 +158,19 @@ export function encodeDeltaDiscoveryResponse(
   controlPlane: string,
   runs?: readonly (readonly DeltaResource[])[],
 ): Buffer {
+  return deltaDiscoveryResponseParts(typeUrl, systemVersion, nonce, resources, removed, controlPlane, runs).toBuffer();
+}
+
+/** encodeDeltaDiscoveryResponse, in pieces. */
+export function deltaDiscoveryResponseParts(
+  typeUrl: string,
+  systemVersion: string,
+  nonce: string,
+  resources: readonly DeltaResource[],
+  removed: readonly string[],
+  controlPlane: string,
+  runs?: readonly (readonly DeltaResource[])[],
+): MessageParts {
   const head = protobufLibrary().Writer.create();
   head.uint32((1 << 3) | 2).string(systemVersion);
   const tail = protobufLibrary().Writer.create();
@@ -120,7 +182,7 @@ export function encodeDeltaDiscoveryResponse(
   if (runs) for (const run of runs) parts.push(framedRun(typeUrl, run));
   else for (const r of resources) parts.push(framedDeltaResource(typeUrl, r));
   parts.push(asBuffer(tail.finish()));
-  return Buffer.concat(parts);
+  return new MessageParts(parts);
 }
 
 /** config.core.v3.ControlPlane { identifier = 1 } */

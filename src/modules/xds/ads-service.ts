@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from '../envoy/wire';
+import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest, OutgoingMessage } from '../envoy/wire';
 
 /**
  * The ADS service as gRPC sees it: its method paths, the request decoding of each protocol,
@@ -8,7 +8,7 @@ import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from '../envoy/wi
  */
 
 /** One ADS call; its requests arrive already decoded by the method's deserializer. */
-export type AdsCall = grpc.ServerDuplexStream<Buffer, Buffer>;
+export type AdsCall = grpc.ServerDuplexStream<Buffer, OutgoingMessage>;
 
 /** State of the world (StreamAggregatedResources) or delta (DeltaAggregatedResources). */
 export type AdsProtocol = 'sotw' | 'delta';
@@ -41,18 +41,21 @@ export function channelOptions(o: AdsChannelOptions): grpc.ServerOptions {
 export function adsService(
   deltaEnabled: boolean,
   serve: (call: AdsCall, protocol: AdsProtocol) => void,
-): { methods: Record<string, grpc.MethodDefinition<Buffer, Buffer>>; handlers: grpc.UntypedServiceImplementation } {
+): { methods: Record<string, grpc.MethodDefinition<Buffer, OutgoingMessage>>; handlers: grpc.UntypedServiceImplementation } {
   const passThrough = (b: Buffer) => b;
-  const method = (name: string, decode: (b: Buffer) => unknown): grpc.MethodDefinition<Buffer, Buffer> => ({
+  // Responses are written encoded, in one buffer or in pieces (MessageParts): grpc-js reads
+  // only `byteLength` and `copy()` of what this returns, copying it into the message frame.
+  const responseSerialize = (m: OutgoingMessage) => m as Buffer;
+  const method = (name: string, decode: (b: Buffer) => unknown): grpc.MethodDefinition<Buffer, OutgoingMessage> => ({
     path: `/${ADS_SERVICE}/${name}`,
     requestStream: true,
     responseStream: true,
     requestSerialize: passThrough,
     requestDeserialize: decode as (b: Buffer) => Buffer,
-    responseSerialize: passThrough,
+    responseSerialize,
     responseDeserialize: passThrough,
   });
-  const methods: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = { StreamAggregatedResources: method('StreamAggregatedResources', decodeDiscoveryRequest) };
+  const methods: Record<string, grpc.MethodDefinition<Buffer, OutgoingMessage>> = { StreamAggregatedResources: method('StreamAggregatedResources', decodeDiscoveryRequest) };
   const handlers: grpc.UntypedServiceImplementation = {
     StreamAggregatedResources: (call: AdsCall) => serve(call, 'sotw'),
   };

@@ -4,6 +4,7 @@ import { ChangeSet, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
 import { PUSH_ORDER, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
+import { OutgoingMessage } from '../envoy/wire';
 import type { AdsCall } from './ads-service';
 import { WatchState, XdsConnection } from './connection';
 import { XdsConnectionListener } from './connection-listener';
@@ -77,7 +78,7 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   ): Response | undefined;
 
   /** The response as written on the stream. */
-  abstract encodeResponse(typeUrl: XdsTypeUrl, response: Response, version: string, nonce: string): Buffer;
+  abstract encodeResponse(typeUrl: XdsTypeUrl, response: Response, version: string, nonce: string): OutgoingMessage;
 
   protected get options(): StreamOptions {
     return this.services.options;
@@ -225,7 +226,7 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
    * every response in memory; the grpc-js stream's own buffer counts messages, not bytes. A
    * stream closing meanwhile fails the write (grpc-js never calls back for a cancelled call).
    */
-  async write(body: Buffer): Promise<void> {
+  async write(body: OutgoingMessage): Promise<void> {
     if (this.closed) throw new Error('stream closed');
     await new Promise<void>((resolve, reject) => {
       const done = (err?: Error | null) => {

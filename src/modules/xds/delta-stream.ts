@@ -1,6 +1,6 @@
 import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
-import { DeltaDiscoveryRequest, encodeDeltaDiscoveryResponse } from '../envoy/wire';
+import { DeltaDiscoveryRequest, deltaDiscoveryResponseParts, OutgoingMessage } from '../envoy/wire';
 import { AdsStream } from './ads-stream';
 import { encodeDeltaDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, versionMarker, WatchState } from './connection';
@@ -72,7 +72,7 @@ export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse>
     return planDeltaResponse(watch, generated, names, requested, hosts);
   }
 
-  encodeResponse(typeUrl: XdsTypeUrl, response: DeltaResponse, version: string, nonce: string): Buffer {
-    return encodeDeltaDiscoveryResponse(typeUrl, version, nonce, response.resources, response.removed, this.options.controlPlaneId, response.runs);
+  encodeResponse(typeUrl: XdsTypeUrl, response: DeltaResponse, version: string, nonce: string): OutgoingMessage {
+    return deltaDiscoveryResponseParts(typeUrl, version, nonce, response.resources, response.removed, this.options.controlPlaneId, response.runs);
   }
 }

@@ -2,6 +2,7 @@ import { XdsGenerator, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
 import { SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
+import { OutgoingMessage } from '../envoy/wire';
 import type { AdsStream } from './ads-stream';
 import { WatchState } from './connection';
 import { XdsObserver } from './observer';
@@ -103,7 +104,7 @@ export class Responder {
   }
 
   private async send<R extends PlannedResponse>(
-    stream: AdsStream<unknown, R>, typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, nonce: string, body: Buffer, count: number, buildSeconds: number, kept: boolean,
+    stream: AdsStream<unknown, R>, typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, nonce: string, body: OutgoingMessage, count: number, buildSeconds: number, kept: boolean,
   ): Promise<ResponseOutcome> {
     const { conn } = stream;
     const short = SHORT_TYPE[typeUrl];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { XdsResource } from '../model/generator';
+import { OutgoingMessage } from '../envoy/wire';
 
 /**
  * One encoding per distinct response, written to every stream that gets it.
@@ -29,7 +30,7 @@ export interface ResponseContent {
 }
 
 export interface SharedEncoding {
-  body: Buffer;
+  body: OutgoingMessage;
   nonce: string;
   /** Whether the encoding was taken from an earlier stream's response. */
   reused: boolean;
@@ -99,7 +100,7 @@ const KEPT_AT_ONCE_BYTES = 64 * 1024;
 
 export class SharedEncodings {
   /** Key → encoding, least recently used first. */
-  private readonly entries = new Map<string, { body: Buffer; nonce: string; receivers: WeakSet<object> }>();
+  private readonly entries = new Map<string, { body: OutgoingMessage; nonce: string; receivers: WeakSet<object> }>();
   /** Keys wanted once and not kept (see SEEN_ONCE_KEYS), oldest first. */
   private readonly seenOnce = new Set<string>();
   private bytes = 0;
@@ -116,7 +117,7 @@ export class SharedEncodings {
    * made for another stream, or a new one made by `encode` with a fresh nonce. A receiver is
    * given each shared encoding at most once, so it never sees a nonce twice.
    */
-  encodingFor(content: ResponseContent, receiver: object, encode: (nonce: string) => Buffer): SharedEncoding {
+  encodingFor(content: ResponseContent, receiver: object, encode: (nonce: string) => OutgoingMessage): SharedEncoding {
     const key = contentKey(content);
     const known = this.entries.get(key);
     if (known && !known.receivers.has(receiver)) {
@@ -153,7 +154,7 @@ export class SharedEncodings {
     return this.entries.size;
   }
 
-  private forget(key: string, body: Buffer): void {
+  private forget(key: string, body: OutgoingMessage): void {
     this.entries.delete(key);
     this.bytes -= body.length;
   }

@@ -1,6 +1,6 @@
 import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
-import { DiscoveryRequest, encodeDiscoveryResponse } from '../envoy/wire';
+import { DiscoveryRequest, discoveryResponseParts, OutgoingMessage } from '../envoy/wire';
 import { AdsStream } from './ads-stream';
 import { encodeDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, WatchState } from './connection';
@@ -71,8 +71,8 @@ export class SotwStream extends AdsStream<DiscoveryRequest, SotwResponse> {
     return planSotwResponse(watch, typeUrl, generated, requested);
   }
 
-  encodeResponse(typeUrl: XdsTypeUrl, response: SotwResponse, version: string, nonce: string): Buffer {
-    return encodeDiscoveryResponse(typeUrl, version, nonce, response.resources, this.options.controlPlaneId);
+  encodeResponse(typeUrl: XdsTypeUrl, response: SotwResponse, version: string, nonce: string): OutgoingMessage {
+    return discoveryResponseParts(typeUrl, version, nonce, response.resources, this.options.controlPlaneId);
   }
 }
 
