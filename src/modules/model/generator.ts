@@ -95,6 +95,12 @@ export interface EnvoyFilter {
 
 /** Where a filter chain is being built; given to filter contributors. */
 export interface FilterChainContext {
+  /**
+   * The proxy the chain is built for first. Chains are shared by the proxies they read alike:
+   * outbound ones by every proxy of a scope, inbound ones by replicas (same namespace, labels
+   * and service instances). Read its namespace and labels only; a chain named after the
+   * proxy's addresses or ID would go to others too.
+   */
   proxy: Proxy;
   push: PushContext;
   direction: 'inbound' | 'outbound';
@@ -123,7 +129,7 @@ export interface HttpFilterContributor {
  * Contribution point: adjustments to each generated cluster (metadata, options). An outbound
  * cluster's output must depend only on its service, port, subset and the DestinationRule in
  * force: one encoding serves every proxy that sees that rule (the proxy is given for inbound
- * clusters, whose memo key covers its addresses, namespace and labels).
+ * clusters, which the replicas of a workload share: read its namespace and labels only).
  */
 export const ClusterContributor = Symbol.for('mesh.ClusterContributor');
 export interface ClusterContributor {

@@ -5,6 +5,10 @@ import {
   ADS_CONFIG_SOURCE, CORS_FILTER, FAULT_FILTER, HCM_TYPE, listenersOf, Obj, ROUTER_FILTER, TCP_PROXY_TYPE, tcpProxy,
 } from '../../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml, workloadServiceYaml } from '../../helpers/push';
+import { TypeUrl, XdsTypeUrl } from '../../../src/modules/envoy/type-urls';
+
+const LISTENER = TypeUrl.Listener;
+const CLUSTER = TypeUrl.Cluster;
 
 /** What every HTTP connection manager carries by default (mesh config pathNormalization BASE). */
 const BASE_PATH_NORMALIZATION = { normalize_path: { value: true }, path_with_escaped_slashes_action: 'KEEP_UNCHANGED' };
@@ -158,6 +162,62 @@ describe('sidecar generator: LDS', () => {
   outboundTrafficPolicy: { mode: REGISTRY_ONLY }`));
       const listeners = listenersOf(new SidecarGenerator({}), push, proxyOf('10.1.1.1', 'foo', {}), ['virtualOutbound']);
       expect(listeners.virtualOutbound.default_filter_chain).to.deep.equal({ name: 'virtualOutbound-catchall-tcp', filters: [tcpProxy('BlackHoleCluster')] });
+    });
+  });
+
+  describe('the inbound side of replicas', () => {
+    // Two replicas of httpbin (same labels and ports) and one of another version.
+    const REPLICAS = `${CONFIG}
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: httpbin-v1b, namespace: foo }
+spec: { address: 127.0.0.11, labels: { app: httpbin, version: v1 } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: httpbin-v2, namespace: foo }
+spec: { address: 127.0.0.12, labels: { app: httpbin, version: v2 }, ports: { http: 8081 } }
+`;
+    /** Inbound HTTP chains built, by the labels of the proxy they were built for. */
+    let built: string[] = [];
+    const counting: HttpFilterContributor = {
+      httpFilters(ctx: FilterChainContext) {
+        if (ctx.direction === 'inbound') built.push(ctx.proxy.labels.version);
+        return [];
+      },
+    };
+    const generator = new SidecarGenerator({ httpFilters: [counting] });
+    const generate = (push: ReturnType<typeof pushOf>, ip: string, version: string, mode: string, typeUrl: XdsTypeUrl) =>
+      generator.generate({
+        proxy: proxyOf(ip, 'foo', { app: 'httpbin', version }, { INTERCEPTION_MODE: mode }),
+        push,
+        typeUrl,
+        names: undefined,
+      });
+    const inboundOf = (resources: { name: string; body: Buffer }[], names: string[]) => resources.filter((r) => names.includes(r.name)).map((r) => r.body);
+
+    it('is built once for replicas with the same labels and ports, and apart for any that differ', () => {
+      const push = pushOf(REPLICAS);
+      built = [];
+      const lds = (ip: string, version: string) => inboundOf(generate(push, ip, version, 'REDIRECT', LISTENER), ['virtualInbound']);
+      const cds = (ip: string, version: string) => inboundOf(generate(push, ip, version, 'REDIRECT', CLUSTER), ['inbound|8000||', 'inbound|9000||']);
+      const [a, b, other] = [lds('127.0.0.10', 'v1'), lds('127.0.0.11', 'v1'), lds('127.0.0.12', 'v2')];
+      expect(a).to.have.length(1);
+      expect(b[0]).to.equal(a[0], 'the same encoded listener, not an equal one');
+      expect(other[0].equals(a[0])).to.equal(false, 'another workload port is another chain match');
+      expect(cds('127.0.0.11', 'v1')).to.deep.equal(cds('127.0.0.10', 'v1'));
+      expect(cds('127.0.0.11', 'v1')[0]).to.equal(cds('127.0.0.10', 'v1')[0]);
+      // Same ports, other labels (policies may select one and not the other): built apart.
+      lds('127.0.0.11', 'v3');
+      expect(built).to.deep.equal(['v1', 'v2', 'v3'], 'one inbound HTTP chain built per distinct inbound side');
+    });
+
+    it('stays per address without capture, where listeners are named after and bound to it', () => {
+      const push = pushOf(REPLICAS);
+      const names = (ip: string) => generate(push, ip, 'v1', 'NONE', LISTENER).map((r) => r.name).filter((n) => n.startsWith(ip));
+      expect(names('127.0.0.10')).to.deep.equal(['127.0.0.10_8000', '127.0.0.10_9000']);
+      expect(names('127.0.0.11')).to.deep.equal(['127.0.0.11_8000', '127.0.0.11_9000']);
     });
   });
 

@@ -59,7 +59,7 @@ export function sidecarClusters(
   }
   const outbound = push.memoize(`${ctx.memoPrefix}/out/${key}`, () => scope.services.flatMap(outboundOf));
   const fixed = push.memoize(`${ctx.memoPrefix}/cds-fixed`, () => encodeNamed(TypeUrl.Cluster, fixedClusters(push)));
-  const inbound = push.cached('cds', `${ctx.memoPrefix}/cds-in/${inboundKey(proxy)}`, inboundDependencies(push, proxy), () =>
+  const inbound = push.cached('cds', `${ctx.memoPrefix}/cds-in/${inboundKey(push, proxy, false)}`, inboundDependencies(push, proxy), () =>
     encodeNamed(TypeUrl.Cluster, inboundClusters(ctx, push, proxy)),
   );
   // The outbound and fixed runs are the same arrays for every proxy of the scope.

@@ -55,10 +55,16 @@ export function inboundDependencies(push: PushContext, proxy: Proxy): string[] {
 
 const INBOUND_KINDS = ['kind:PeerAuthentication', 'kind:AuthorizationPolicy', 'kind:RequestAuthentication', 'kind:DestinationRule', 'kind:VirtualService'];
 
-/** Memo key of a proxy's inbound side: its addresses, namespace and labels. */
-export function inboundKey(proxy: Proxy): string {
+/**
+ * Memo key of a proxy's inbound side: its namespace, labels and instances (service, service
+ * port, workload port, in the order they are built in), so the replicas of a workload share
+ * one inbound side; with `addressed`, its addresses too (listeners without capture are named
+ * after and bound to them).
+ */
+export function inboundKey(push: PushContext, proxy: Proxy, addressed: boolean): string {
   const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
-  return `${proxy.ips.join(',')}|${proxy.namespace}|${labels}`;
+  const instances = inboundInstances(push, proxy).map((i) => [i.service.hostname, i.endpoint.port, i.endpoint.servicePort]);
+  return `${addressed ? proxy.ips.join(',') : '*'}|${proxy.namespace}|${labels}|${JSON.stringify(instances)}`;
 }
 
 function cmp(a: string, b: string): number {

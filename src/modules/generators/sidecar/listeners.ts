@@ -45,7 +45,7 @@ export function sidecarListeners(ctx: SidecarContext, push: PushContext, proxy: 
   const outbound = push.memoize(`${ctx.memoPrefix}/lds-out/${mode}/${configKey(push, proxy, scope)}`, () =>
     encodeNamed(TypeUrl.Listener, outboundListeners(ctx, push, proxy, scope)),
   );
-  const inbound = push.cached('lds', `${ctx.memoPrefix}/lds-in/${mode}/${inboundKey(proxy)}`, inboundDependencies(push, proxy), () =>
+  const inbound = push.cached('lds', `${ctx.memoPrefix}/lds-in/${mode}/${inboundKey(push, proxy, mode === 'NONE')}`, inboundDependencies(push, proxy), () =>
     encodeNamed(TypeUrl.Listener, inboundListeners(ctx, push, proxy)),
   );
   return pick([...outbound, ...inbound], names);
