@@ -9,11 +9,16 @@ import { encodeMessage } from '../envoy/protos';
  * once per proxy and resource, instead of comparing bytes thousands of times per push; the
  * per-body caches (framing, delta versions) keep their entries too.
  *
- * Per type and name, the last few distinct bodies are remembered (proxies of different
+ * Per type and name, the last distinct bodies are remembered (proxies of different
  * namespaces may get different versions of one name). Weak references: a body no proxy
  * holds any more is not kept alive here.
  */
-const VARIANTS_PER_NAME = 4;
+/**
+ * Enough for one variant per scope of a mesh of many namespaces: a route table such as `8080`
+ * is a different body in every namespace (same-namespace short names), and a variant pushed out
+ * here comes back as a new Buffer, compared byte for byte against what every proxy holds.
+ */
+const VARIANTS_PER_NAME = 32;
 const MAX_NAMES_PER_TYPE = 1_000_000;
 const known = new Map<string, Map<string, WeakRef<Buffer>[]>>();
 

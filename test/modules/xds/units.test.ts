@@ -217,6 +217,13 @@ spec:
       expect(internBody(TypeUrl.Listener, 'outbound|80||a.example.com', Buffer.from(first))).to.not.equal(first);
     });
 
+    it('keeps a variant per namespace of a route table every namespace has (ten namespaces, one name)', () => {
+      const table = (ns: number) => encodeResource(TypeUrl.RouteConfiguration, '8080', { name: '8080', virtual_hosts: [{ name: `svc.ns-${ns}`, domains: ['svc', `svc.ns-${ns}`] }] });
+      const first = Array.from({ length: 10 }, (_, ns) => table(ns));
+      const again = Array.from({ length: 10 }, (_, ns) => table(ns));
+      again.forEach((body, ns) => expect(body).to.equal(first[ns], `ns-${ns}'s table comes back as the same Buffer`));
+    });
+
     it('shares the subscription after the same change, and leaves the previous one as it was', () => {
       const before = internNameSet(['a', 'b']);
       const one = changedSubscription(before, ['c'], ['a']);
