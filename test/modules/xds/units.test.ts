@@ -272,5 +272,40 @@ spec:
       expect([...sent.keys()].slice(-2)).to.deep.equal(['n99', 'late']);
       expect(sent.get('n42')).to.equal(many[42].body);
     });
+
+    it('holds a first response made of shared runs without copying them, and each stream\'s changes apart', () => {
+      const run = (prefix: string, n: number) => Object.freeze(Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, body: body(`${prefix}${i}`) })));
+      const shared = run('out', 300);
+      const own = [run('in-a', 2), run('in-b', 2)];
+      const [a, b] = own.map((mine) => {
+        const sent = new SentResources();
+        sent.replace([...shared, ...mine], [shared, [], mine]);
+        return sent;
+      });
+      expect(a.size).to.equal(302);
+      expect(a.get('out7')).to.equal(shared[7].body);
+      expect(a.getAt(301, 'in-a1')).to.equal(own[0][1].body);
+      expect(b.get('in-b0')).to.equal(own[1][0].body);
+      expect(a.get('in-b0')).to.equal(undefined);
+      // A push changes one shared resource and removes another on stream a only.
+      const newer = body('out7 v2');
+      a.set('out7', newer);
+      expect(a.delete('out8')).to.equal(true);
+      expect(a.get('out7')).to.equal(newer);
+      expect(a.has('out8')).to.equal(false);
+      expect(a.size).to.equal(301);
+      expect(b.get('out7')).to.equal(shared[7].body, 'the other stream and the run itself are untouched');
+      expect(shared[7].body.toString()).to.equal('out7');
+      // Many changes: the stream takes an array of its own, holding the same.
+      for (let i = 100; i < 200; i++) a.set(`out${i}`, body(`out${i} v2`));
+      expect(a.size).to.equal(301);
+      expect(a.get('out150')?.toString()).to.equal('out150 v2');
+      expect(a.get('out7')).to.equal(newer);
+      expect(a.has('out8')).to.equal(false);
+      expect(a.get('out250')).to.equal(shared[250].body);
+      a.set('out8', body('back'));
+      expect([...a.keys()]).to.have.length(302);
+      expect(b.get('out150')).to.equal(shared[150].body);
+    });
   });
 });
