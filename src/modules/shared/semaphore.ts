@@ -9,14 +9,16 @@
  */
 export class Semaphore {
   private taken = 0;
-  private readonly waiting: { weight: number; resolve: () => void }[] = [];
+  /** Waiters in arrival order from `head` on (a connect storm queues thousands: shift() would move them all each time). */
+  private waiting: { weight: number; resolve: () => void }[] = [];
+  private head = 0;
 
   constructor(readonly capacity: number) {}
 
   /** Resolves when `weight` units are taken; the caller must `release` the same weight. */
   acquire(weight = 1): Promise<void> {
     const want = Math.min(weight, this.capacity);
-    if (this.waiting.length === 0 && this.taken + want <= this.capacity) {
+    if (this.waiters === 0 && this.taken + want <= this.capacity) {
       this.taken += want;
       return Promise.resolve();
     }
@@ -25,10 +27,18 @@ export class Semaphore {
 
   release(weight = 1): void {
     this.taken -= Math.min(weight, this.capacity);
-    while (this.waiting.length > 0 && this.taken + this.waiting[0].weight <= this.capacity) {
-      const next = this.waiting.shift()!;
+    while (this.waiters > 0 && this.taken + this.waiting[this.head].weight <= this.capacity) {
+      const next = this.waiting[this.head];
+      this.waiting[this.head++] = undefined!;
       this.taken += next.weight;
       next.resolve();
+    }
+    if (this.head === this.waiting.length) {
+      this.waiting = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
     }
   }
 
@@ -37,6 +47,6 @@ export class Semaphore {
   }
 
   get waiters(): number {
-    return this.waiting.length;
+    return this.waiting.length - this.head;
   }
 }

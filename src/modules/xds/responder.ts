@@ -87,7 +87,7 @@ export class Responder {
     // the encoded response is what takes memory.
     const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
     if (!planned) return { wrote: false, kept };
-    const reserved = await this.budget.reserve(typeUrl, planned.resources);
+    const reserved = await this.budget.reserve(typeUrl, planned.resources, planned.runs);
     try {
       if (stream.closed) return nothing;
       planned.recordSent();

@@ -20,34 +20,52 @@ interface NameIndex {
 }
 
 const EMPTY_INDEX: NameIndex = { names: [], positions: new Map() };
-const indexes = new Map<string, WeakRef<NameIndex>>();
-const forgetIndex = new FinalizationRegistry<string>((key) => {
-  if (indexes.get(key)?.deref() === undefined) indexes.delete(key);
+/** Shared indexes by their names joined (`flat`), or by the ids of the runs they are made of (`byRuns`). */
+const indexes = { flat: new Map<string, WeakRef<NameIndex>>(), byRuns: new Map<string, WeakRef<NameIndex>>() };
+const forgetIndex = new FinalizationRegistry<{ table: Map<string, WeakRef<NameIndex>>; key: string }>(({ table, key }) => {
+  if (table.get(key)?.deref() === undefined) table.delete(key);
 });
-
-/** Runs' names joined, once per run (runs are shared by many streams; see concatRuns). */
-const runKeys = new WeakMap<readonly { name: string }[], string>();
 
 /**
  * The shared index of exactly these resources' names in this order; with the runs they are
- * made of, its key is found from the runs.
+ * made of, its key is found from the runs (a few numbers, not the names of every resource).
  */
 function nameIndex(resources: readonly { name: string }[], runs?: readonly (readonly { name: string }[])[]): NameIndex {
   if (resources.length === 0) return EMPTY_INDEX;
-  const key = runs ? runs.filter((run) => run.length > 0).map(runKey).join('\n') : resources.map((r) => r.name).join('\n');
-  const known = indexes.get(key)?.deref();
+  const table = runs ? indexes.byRuns : indexes.flat;
+  const key = runs ? runs.filter((run) => run.length > 0).map(runNamesId).join(',') : resources.map((r) => r.name).join('\n');
+  const known = table.get(key)?.deref();
   if (known) return known;
   const names = resources.map((r) => r.name);
   const index: NameIndex = { names, positions: new Map(names.map((n, i) => [n, i])) };
-  indexes.set(key, new WeakRef(index));
-  forgetIndex.register(index, key);
+  table.set(key, new WeakRef(index));
+  forgetIndex.register(index, { table, key });
   return index;
 }
 
-function runKey(run: readonly { name: string }[]): string {
-  let key = runKeys.get(run);
-  if (key === undefined) runKeys.set(run, (key = run.map((r) => r.name).join('\n')));
-  return key;
+/**
+ * A number per distinct list of names, once per run (runs are shared by many streams; see
+ * concatRuns): runs with the same names, such as two proxies' inbound clusters on the same
+ * ports, get the same number, so their streams share an index. The most recent lists are
+ * remembered; a list forgotten and seen again gets a new number (an index less shared).
+ */
+const runNameIds = new WeakMap<readonly { name: string }[], number>();
+const idsOfNames = new Map<string, number>();
+const MAX_NAME_LISTS = 4096;
+let nextNamesId = 0;
+
+function runNamesId(run: readonly { name: string }[]): number {
+  let id = runNameIds.get(run);
+  if (id === undefined) {
+    const names = run.map((r) => r.name).join('\n');
+    id = idsOfNames.get(names);
+    if (id === undefined) {
+      if (idsOfNames.size >= MAX_NAME_LISTS) idsOfNames.delete(idsOfNames.keys().next().value!);
+      idsOfNames.set(names, (id = nextNamesId++));
+    }
+    runNameIds.set(run, id);
+  }
+  return id;
 }
 
 /** Per shared name index and key function: positions by key (see `namesWith`). */

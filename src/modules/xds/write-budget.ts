@@ -47,8 +47,10 @@ export class WriteBudget {
    * Waits until a response of `typeUrl` carrying `resources` fits in the bytes in flight, and
    * returns the bytes reserved: `release` them once the socket has the response.
    */
-  async reserve(typeUrl: string, resources: readonly XdsResource[]): Promise<number> {
-    const reserved = estimatedSize(typeUrl, resources);
+  async reserve(typeUrl: string, resources: readonly XdsResource[], runs?: readonly (readonly XdsResource[])[]): Promise<number> {
+    let reserved = RESPONSE_OVERHEAD;
+    if (runs) for (const run of runs) reserved += runSize(typeUrl, run);
+    else reserved += estimatedSize(typeUrl, resources);
     await this.bytes.acquire(reserved);
     return reserved;
   }
@@ -58,9 +60,23 @@ export class WriteBudget {
   }
 }
 
-/** About what a response with `resources` takes once encoded (the Any wrapping, names, versions). */
+/** About what a response takes besides its resources. */
+const RESPONSE_OVERHEAD = 256;
+
+/** About what `resources` take in a response once encoded (the Any wrapping, names, versions). */
 function estimatedSize(typeUrl: string, resources: readonly XdsResource[]): number {
-  let bytes = 256;
+  let bytes = 0;
   for (const r of resources) bytes += r.body.length + r.name.length + typeUrl.length + 48;
+  return bytes;
+}
+
+/** estimatedSize of a shared run (see concatRuns), once per run and type. */
+const runSizes = new WeakMap<readonly XdsResource[], { typeUrl: string; bytes: number }>();
+
+function runSize(typeUrl: string, run: readonly XdsResource[]): number {
+  const known = runSizes.get(run);
+  if (known?.typeUrl === typeUrl) return known.bytes;
+  const bytes = estimatedSize(typeUrl, run);
+  runSizes.set(run, { typeUrl, bytes });
   return bytes;
 }

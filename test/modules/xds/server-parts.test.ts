@@ -57,6 +57,16 @@ describe('xDS server parts', () => {
       budget.release(reserved);
       budget.release(await next);
     });
+
+    it('reserves for a response made of shared runs what it would for the same resources listed', async () => {
+      const budget = new WriteBudget(16, 1_000_000);
+      const shared = Object.freeze([resource('a', 'x'.repeat(300)), resource('b', 'y'.repeat(70))]);
+      const own = Object.freeze([resource('c', 'z'.repeat(9))]);
+      const flat = await budget.reserve(TypeUrl.Cluster, [...shared, ...own]);
+      expect(await budget.reserve(TypeUrl.Cluster, [...shared, ...own], [shared, own])).to.equal(flat);
+      expect(await budget.reserve(TypeUrl.Cluster, [...shared, ...own], [shared, own])).to.equal(flat, 'again, from what the runs were worked out to');
+      expect(await budget.reserve(TypeUrl.ClusterLoadAssignment, [...shared, ...own], [shared, own])).to.not.equal(flat, 'the type URL is part of each entry');
+    });
   });
 
   describe('response planner (what was sent against what is generated)', () => {

@@ -200,6 +200,30 @@ spec:
       budget.release(5000);
       expect(budget.inUse).to.equal(0);
     });
+
+    it('serves thousands of waiters in arrival order, as a connect storm queues them', async () => {
+      const slots = new Semaphore(2);
+      const order: number[] = [];
+      const all = Array.from({ length: 5000 }, (_, i) => slots.acquire().then(() => order.push(i)));
+      expect(slots.waiters).to.equal(4998);
+      for (let released = 0; released < 5000; released++) {
+        await Promise.resolve();
+        slots.release();
+      }
+      await Promise.all(all);
+      expect(order).to.deep.equal(Array.from({ length: 5000 }, (_, i) => i));
+      expect(slots.waiters).to.equal(0);
+      expect(slots.inUse).to.equal(0);
+      // Still right after its queue was emptied and compacted.
+      await slots.acquire(2);
+      let third = false;
+      const later = slots.acquire().then(() => (third = true));
+      expect(slots.waiters).to.equal(1);
+      slots.release(2);
+      await later;
+      expect(third).to.equal(true);
+      expect(slots.inUse).to.equal(1);
+    });
   });
 
   describe('interned bodies and subscriptions', () => {
