@@ -85,12 +85,12 @@ export function messageBytes(message: OutgoingMessage): Buffer {
   return Buffer.isBuffer(message) ? message : message.toBuffer();
 }
 
-/** envoy.service.discovery.v3.DiscoveryResponse */
-export function encodeDiscoveryResponse(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): Buffer {
-  return discoveryResponseParts(typeUrl, versionInfo, nonce, resources, controlPlane).toBuffer();
+/** discoveryResponseParts, in one buffer. */
+export function encodeDiscoveryResponse(...args: Parameters<typeof discoveryResponseParts>): Buffer {
+  return discoveryResponseParts(...args).toBuffer();
 }
 
-/** encodeDiscoveryResponse, in pieces. */
+/** envoy.service.discovery.v3.DiscoveryResponse, in pieces. */
 export function discoveryResponseParts(typeUrl: string, versionInfo: string, nonce: string, resources: readonly EncodedResource[], controlPlane: string): MessageParts {
   const head = protobufLibrary().Writer.create();
   head.uint32((1 << 3) | 2).string(versionInfo);
@@ -145,23 +145,16 @@ function framedRun(typeUrl: string, run: readonly DeltaResource[]): Buffer {
   return framed;
 }
 
-/**
- * envoy.service.discovery.v3.DeltaDiscoveryResponse. `runs`, when given, are `resources`
- * split into arrays many responses share (each unchanged once made), framed once per run.
- */
-export function encodeDeltaDiscoveryResponse(
-  typeUrl: string,
-  systemVersion: string,
-  nonce: string,
-  resources: readonly DeltaResource[],
-  removed: readonly string[],
-  controlPlane: string,
-  runs?: readonly (readonly DeltaResource[])[],
-): Buffer {
-  return deltaDiscoveryResponseParts(typeUrl, systemVersion, nonce, resources, removed, controlPlane, runs).toBuffer();
+/** deltaDiscoveryResponseParts, in one buffer. */
+export function encodeDeltaDiscoveryResponse(...args: Parameters<typeof deltaDiscoveryResponseParts>): Buffer {
+  return deltaDiscoveryResponseParts(...args).toBuffer();
 }
 
-/** encodeDeltaDiscoveryResponse, in pieces. */
+/**
+ * envoy.service.discovery.v3.DeltaDiscoveryResponse, in pieces. `runs`, when given, are
+ * `resources` split into arrays many responses share (each unchanged once made), framed once
+ * per run.
+ */
 export function deltaDiscoveryResponseParts(
   typeUrl: string,
   systemVersion: string,

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * What one stream was sent of one type: name → body, for thousands of names and thousands of
  * streams at once.
@@ -57,11 +59,12 @@ let nextNamesId = 0;
 function runNamesId(run: readonly { name: string }[]): number {
   let id = runNameIds.get(run);
   if (id === undefined) {
-    const names = run.map((r) => r.name).join('\n');
-    id = idsOfNames.get(names);
+    // Remembered by digest: a list of thousands of names is a string of a hundred kilobytes.
+    const digest = createHash('sha256').update(run.map((r) => r.name).join('\n')).digest('base64');
+    id = idsOfNames.get(digest);
     if (id === undefined) {
       if (idsOfNames.size >= MAX_NAME_LISTS) idsOfNames.delete(idsOfNames.keys().next().value!);
-      idsOfNames.set(names, (id = nextNamesId++));
+      idsOfNames.set(digest, (id = nextNamesId++));
     }
     runNameIds.set(run, id);
   }

@@ -60,14 +60,17 @@ export function egressHostMatches(entry: string, service: Service, proxyNamespac
   return hostMatches(host, service.hostname);
 }
 
-/** Each proxy's scope in the push it was last asked for: a push asks once per type and proxy. */
-const scopeOfProxy = new WeakMap<Proxy, { push: PushContext; scope: SidecarScope }>();
+/**
+ * Each proxy's scope per push: a push asks once per type and proxy. Keyed by the push first,
+ * so a proxy no later push asks about does not keep an old push context alive.
+ */
+const scopesOfPush = new WeakMap<PushContext, WeakMap<Proxy, SidecarScope>>();
 
 export function sidecarScope(push: PushContext, proxy: Proxy): SidecarScope {
-  const last = scopeOfProxy.get(proxy);
-  if (last?.push === push) return last.scope;
-  const scope = findScope(push, proxy);
-  scopeOfProxy.set(proxy, { push, scope });
+  let scopes = scopesOfPush.get(push);
+  if (!scopes) scopesOfPush.set(push, (scopes = new WeakMap()));
+  let scope = scopes.get(proxy);
+  if (!scope) scopes.set(proxy, (scope = findScope(push, proxy)));
   return scope;
 }
 
