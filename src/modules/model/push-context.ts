@@ -30,6 +30,8 @@ export class PushContext {
   private readonly vsByNamespace = new Map<string, ConfigResource<VirtualServiceSpec>[]>();
   private readonly drByHost = new Map<string, ConfigResource<DestinationRuleSpec>[]>();
   private readonly memo = new Map<string, unknown>();
+  /** Per-push memo of values that belong to one proxy (see memoizeFor). */
+  private readonly proxyMemo = new WeakMap<object, Map<string, unknown>>();
   /** The mesh config of this push: generators read it here, so one push never mixes two versions. */
   readonly mesh: MeshConfigValues;
 
@@ -160,6 +162,20 @@ export class PushContext {
     if (this.memo.has(key)) return this.memo.get(key) as T;
     const value = build();
     this.memo.set(key, value);
+    return value;
+  }
+
+  /**
+   * Per-push memo of a value of one proxy (its scope, its inbound key), which a push asks for
+   * once per type: held weakly by the proxy, so a proxy gone does not keep it, and with this
+   * push, so a proxy no later push asks about does not keep this push alive.
+   */
+  memoizeFor<T>(proxy: object, key: string, build: () => T): T {
+    let memo = this.proxyMemo.get(proxy);
+    if (!memo) this.proxyMemo.set(proxy, (memo = new Map()));
+    if (memo.has(key)) return memo.get(key) as T;
+    const value = build();
+    memo.set(key, value);
     return value;
   }
 

@@ -167,9 +167,7 @@ function serviceEntryPart(
     protocol: normalizeProtocol(p.protocol),
     targetPort: p.targetPort ?? p.number,
   }));
-  const members: Member[] = selected
-    ? selected.map((we) => ({ id: resourceKey(we), spec: { ...we.spec, labels: workloadLabels(we) } }))
-    : (spec.endpoints ?? []).map((ep, i) => ({ id: `${source}#${i}`, spec: ep }));
+  const members: Member[] = selected ? selected.map(memberOf) : (spec.endpoints ?? []).map((ep, i) => ({ id: `${source}#${i}`, spec: ep }));
   const hosts = spec.hosts.map((host) => {
     const service: Service = {
       hostname: host,
@@ -183,25 +181,8 @@ function serviceEntryPart(
     };
     const byPort = new Map<number, ServiceEndpoint[]>();
     for (const port of ports) {
-      const list: ServiceEndpoint[] = [];
-      for (const m of members) {
-        const target = m.spec.ports?.[port.name] ?? port.targetPort;
-        list.push({
-          hostname: host,
-          servicePort: port,
-          address: m.spec.address ?? '',
-          port: target,
-          labels: m.spec.labels ?? {},
-          weight: m.spec.weight && m.spec.weight > 0 ? m.spec.weight : 1,
-          locality: m.spec.locality ?? '',
-          serviceAccount: m.spec.serviceAccount ?? 'default',
-          namespace: se.metadata.namespace,
-          network: networkOf(m.spec),
-          workload: m.id,
-        });
-      }
-      list.sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
-      byPort.set(port.number, list);
+      const list = members.map((m) => memberEndpoint(host, se.metadata.namespace, port, m.spec.ports?.[port.name] ?? port.targetPort, m, networkOf));
+      byPort.set(port.number, list.sort(byAddressThenPort));
     }
     return { service, endpoints: byPort };
   });
@@ -211,6 +192,34 @@ function serviceEntryPart(
 interface Member {
   id: string;
   spec: WorkloadEntrySpec;
+}
+
+/** A WorkloadEntry as an endpoint source: its key, and its spec with the merged labels. */
+function memberOf(we: ConfigResource<WorkloadEntrySpec>): Member {
+  return { id: resourceKey(we), spec: { ...we.spec, labels: workloadLabels(we) } };
+}
+
+/** The endpoint of `host`'s `servicePort` that `member` (a WorkloadEntry or an inline endpoint) serves at `port`. */
+function memberEndpoint(host: string, namespace: string, servicePort: ServicePort, port: number, member: Member, networkOf: (spec: WorkloadEntrySpec) => string): ServiceEndpoint {
+  const { spec } = member;
+  return {
+    hostname: host,
+    servicePort,
+    address: spec.address ?? '',
+    port,
+    labels: spec.labels ?? {},
+    weight: spec.weight && spec.weight > 0 ? spec.weight : 1,
+    locality: spec.locality ?? '',
+    serviceAccount: spec.serviceAccount ?? 'default',
+    namespace,
+    network: networkOf(spec),
+    workload: member.id,
+  };
+}
+
+/** Endpoints by address, then port (the same collation as `localeCompare`, without a collator per comparison). */
+function byAddressThenPort(a: ServiceEndpoint, b: ServiceEndpoint): number {
+  return COLLATOR.compare(a.address, b.address) || a.port - b.port;
 }
 
 /** A WorkloadEntry's labels: its metadata labels, overridden by the spec's (merged once per object). */
@@ -248,28 +257,16 @@ function withWorkloadEntries(
   networkOf: (spec: WorkloadEntrySpec) => string,
 ): Map<number, ServiceEndpoint[]> {
   const out = new Map<number, ServiceEndpoint[]>();
+  const members = selected.map(memberOf);
   for (const port of ps.service.ports) {
     const list = [...(own.get(port.number) ?? [])];
     const target = ps.targetPorts.get(port.number);
-    for (const we of selected) {
-      const ports = we.spec.ports ?? {};
+    for (const m of members) {
+      const ports = m.spec.ports ?? {};
       const number = ports[port.name] ?? (typeof target === 'number' ? target : target !== undefined ? ports[target] : undefined) ?? port.number;
-      list.push({
-        hostname: ps.service.hostname,
-        servicePort: port,
-        address: we.spec.address ?? '',
-        port: number,
-        labels: workloadLabels(we),
-        weight: we.spec.weight && we.spec.weight > 0 ? we.spec.weight : 1,
-        locality: we.spec.locality ?? '',
-        serviceAccount: we.spec.serviceAccount ?? 'default',
-        namespace: ps.service.namespace,
-        network: networkOf({ ...we.spec, labels: workloadLabels(we) }),
-        workload: resourceKey(we),
-      });
+      list.push(memberEndpoint(ps.service.hostname, ps.service.namespace, port, number, m, networkOf));
     }
-    list.sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
-    out.set(port.number, list);
+    out.set(port.number, list.sort(byAddressThenPort));
   }
   return out;
 }

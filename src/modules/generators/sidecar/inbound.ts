@@ -62,6 +62,11 @@ const INBOUND_KINDS = ['kind:PeerAuthentication', 'kind:AuthorizationPolicy', 'k
  * after and bound to them).
  */
 export function inboundKey(push: PushContext, proxy: Proxy, addressed: boolean): string {
+  // Listeners and clusters both ask, on every push: worked out once per push and proxy.
+  return push.memoizeFor(proxy, addressed ? 'inbound-key/addressed' : 'inbound-key', () => buildInboundKey(push, proxy, addressed));
+}
+
+function buildInboundKey(push: PushContext, proxy: Proxy, addressed: boolean): string {
   const labels = JSON.stringify(Object.keys(proxy.labels).sort().map((k) => [k, proxy.labels[k]]));
   const instances = inboundInstances(push, proxy).map((i) => [i.service.hostname, i.endpoint.port, i.endpoint.servicePort]);
   return `${addressed ? proxy.ips.join(',') : '*'}|${proxy.namespace}|${labels}|${JSON.stringify(instances)}`;

@@ -60,18 +60,9 @@ export function egressHostMatches(entry: string, service: Service, proxyNamespac
   return hostMatches(host, service.hostname);
 }
 
-/**
- * Each proxy's scope per push: a push asks once per type and proxy. Keyed by the push first,
- * so a proxy no later push asks about does not keep an old push context alive.
- */
-const scopesOfPush = new WeakMap<PushContext, WeakMap<Proxy, SidecarScope>>();
-
+/** The proxy's scope, found once per push (a push asks once per type and proxy). */
 export function sidecarScope(push: PushContext, proxy: Proxy): SidecarScope {
-  let scopes = scopesOfPush.get(push);
-  if (!scopes) scopesOfPush.set(push, (scopes = new WeakMap()));
-  let scope = scopes.get(proxy);
-  if (!scope) scopes.set(proxy, (scope = findScope(push, proxy)));
-  return scope;
+  return push.memoizeFor(proxy, 'sidecar-scope', () => findScope(push, proxy));
 }
 
 function findScope(push: PushContext, proxy: Proxy): SidecarScope {
