@@ -296,13 +296,19 @@ async function main(): Promise<void> {
       rows.push({ ...row, mode });
       log(rows[rows.length - 1]);
     }
-    const bare = fork(path.join(__dirname, 'bare-proxy.js'), [String(appPort)], { stdio: 'ignore' });
-    children.push(bare);
-    const barePort = await new Promise<number>((resolve) => bare.once('message', (m: { port: number }) => resolve(m.port)));
-    const bareTarget: Target = { name: 'bare node:http proxy (reference)', target: { host: '127.0.0.1', port: barePort, path: '/get', headers: { host: HOST } }, status: 200 };
-    rows.push(await measure(options, bareTarget, 'saturation', bare.pid!, undefined));
-    log(rows[rows.length - 1]);
-    await stopChild(bare);
+    const references = [
+      { script: 'tcp-relay.js', name: 'TCP relay, no HTTP (reference)' },
+      { script: 'bare-proxy.js', name: 'bare forwarder, no filters (reference)' },
+    ];
+    for (const reference of references) {
+      const child = fork(path.join(__dirname, reference.script), [String(appPort)], { stdio: 'ignore' });
+      children.push(child);
+      const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+      const target: Target = { name: reference.name, target: { host: '127.0.0.1', port, path: '/get', headers: { host: HOST } }, status: 200 };
+      rows.push(await measure(options, target, 'saturation', child.pid!, undefined));
+      log(rows[rows.length - 1]);
+      await stopChild(child);
+    }
     for (const concurrency of options.concurrency) {
       const agent = await startProcess(
         'pilot-agent',
@@ -373,6 +379,7 @@ function report(options: Options, rows: Row[], env: { haveWrk: boolean; load0: n
   const lag = Math.max(...rows.map((r) => r.generatorLagP99 ?? 0));
   const ceiling = rows.find((r) => r.mode === 'generator ceiling');
   const bare = rows.find((r) => r.run.startsWith('bare'));
+  const relay = rows.find((r) => r.run.startsWith('TCP relay'));
   console.log(
     `fixed-rate generator: ceiling ${ceiling?.rps.toFixed(0)} req/s against the app (${options.rate} req/s is ${((options.rate / (ceiling?.rps ?? NaN)) * 100).toFixed(0)} % of it), ` +
       `its timer p99 ${lag.toFixed(2)} ms late (not counted in latency)`,
@@ -381,9 +388,11 @@ function report(options: Options, rows: Row[], env: { haveWrk: boolean; load0: n
   const proxyOne = rows.find((r) => r.concurrency !== undefined && r.mode === 'saturation' && r.run.includes('allow'));
   console.log(
     `per CPU core (1 / CPU per request, steadier than req/s on a shared machine): app ${perCore(directOf('saturation')).toFixed(0)} req/s, ` +
-      `bare proxy ${perCore(bare).toFixed(0)}, built-in proxy with JWT + RBAC ${perCore(proxyOne).toFixed(0)} (${((perCore(proxyOne) / perCore(directOf('saturation'))) * 100).toFixed(0)} % of the app's)`,
+      `TCP relay ${perCore(relay).toFixed(0)}, bare forwarder ${perCore(bare).toFixed(0)}, built-in proxy with JWT + RBAC ${perCore(proxyOne).toFixed(0)} (${((perCore(proxyOne) / perCore(directOf('saturation'))) * 100).toFixed(0)} % of the app's)`,
   );
-  if (bare && directOf('saturation')) console.log(`bare node:http proxy: ${((bare.rps / directOf('saturation')!.rps) * 100).toFixed(0)} % of direct req/s (what Node's HTTP stack allows a proxy here)`);
+  const direct = directOf('saturation');
+  if (relay && direct) console.log(`TCP relay: ${((relay.rps / direct.rps) * 100).toFixed(0)} % of direct req/s (the most any proxy in a Node process gets here)`);
+  if (bare && direct) console.log(`bare forwarder: ${((bare.rps / direct.rps) * 100).toFixed(0)} % of direct req/s (the built-in proxy's HTTP stack with no filters)`);
   for (const s of summary) {
     console.log(
       `concurrency ${s.concurrency}: ${(s.ratioToDirect * 100).toFixed(0)} % of direct req/s, p99 added at ${options.rate} req/s ${s.addedP99AtRateMs.toFixed(2)} ms, ` +

@@ -3,11 +3,10 @@
  * and streams the answer back, with Envoy's local replies when it cannot (503 without a
  * healthy upstream or on connect failure, 504 on timeout).
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
-import type { SecureContext } from 'node:tls';
+import type * as http from 'node:http';
+import type { Dispatcher } from 'undici';
 import type { HttpFilter, ProxyHttpRequest } from './filter-api';
-import { UpstreamTransport } from '../tls/transport-sockets';
+import { UpstreamEndpoint, UpstreamPools } from '../upstream/upstream-pools';
 import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
@@ -17,6 +16,8 @@ import type { ProxyLogger } from '../logging/proxy-loggers';
 
 /** Headers that belong to one hop and are not forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+/** Not forwarded either: the downstream side already answered `100 Continue` (node:http does). */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'expect']);
 const DEFAULT_ROUTE_TIMEOUT_MS = 15_000;
 
 export interface RoutedRequest {
@@ -27,9 +28,7 @@ export interface RoutedRequest {
 
 export class Router {
   /** Connections to upstreams are kept and reused across requests. */
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
-  /** One pool per cluster TLS context, replaced when its certificates change. */
-  private readonly tlsAgents = new Map<UpstreamTransport, { context: SecureContext; agent: https.Agent }>();
+  private readonly pools = new UpstreamPools();
 
   /** Envoy's `router` logger, once the proxy has its loggers. */
   private log?: ProxyLogger;
@@ -76,87 +75,27 @@ export class Router {
     const path = rewritePath(action, route.match ?? {}, request.path);
     const timeoutMs = durationMs(action.timeout, 'route.timeout') ?? DEFAULT_ROUTE_TIMEOUT_MS;
     this.log?.debug(() => `cluster '${clusterName}' match for URL '${request.path}': ${request.method} to ${endpoint.address}:${endpoint.port}`);
-    const tls = this.clusters.transportFor(clusterName, endpoint);
-    let upstream: http.ClientRequest;
-    if (tls) {
-      const agent = this.tlsAgent(tls);
-      if (!agent) {
-        sendLocalReply(res, 503, 'upstream connect error or disconnect/reset before headers. reset reason: TLS secrets not ready');
-        req.resume();
-        return;
-      }
-      upstream = https.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent });
-    } else {
-      upstream = http.request({ host: endpoint.address, port: endpoint.port, method: request.method, path, headers, agent: this.agent });
-    }
-    let timer: NodeJS.Timeout | undefined;
-    if (timeoutMs > 0) {
-      timer = setTimeout(() => {
-        upstream.destroy();
-        sendLocalReply(res, 504, 'upstream request timeout');
-      }, timeoutMs);
-    }
-    upstream.on('response', (answer) => {
-      clearTimeout(timer);
-      const out: Record<string, string | string[]> = {};
-      const received = answer.headers;
-      for (const k in received) {
-        const v = received[k];
-        if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
-      }
-      applyHeaderOps(out, [virtualHost, route], 'response');
-      const status = answer.statusCode ?? 502;
-      this.log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} answered ${request.method} ${request.path}: ${status}`);
-      if (responseFilters) {
-        const response = { status, headers: out };
-        try {
-          for (const f of responseFilters) f.onResponse!(response, request);
-          res.writeHead(response.status, out);
-        } catch (e) {
-          // As a failing request filter: a local 500 rather than a half-written response.
-          answer.resume();
-          sendLocalReply(res, 500, `filter error: ${e instanceof Error ? e.message : String(e)}`);
-          return;
-        }
-      } else {
-        res.writeHead(status, out);
-      }
-      answer.pipe(res);
-    });
-    upstream.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      const reason = e.code === 'ECONNREFUSED' || e.code === 'EHOSTUNREACH' || e.code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
-      this.log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} failed for ${request.method} ${request.path}: ${e.message} (${reason})`);
-      if (!res.headersSent) sendLocalReply(res, 503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
-      else res.destroy();
-    });
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    // Most requests have no body: ending the upstream request at once spares a pipe (and its
-    // listeners) per request; a body (a length or chunked) is streamed as it comes.
-    if (hasBody(req)) req.pipe(upstream);
-    else {
+    const transport = this.clusters.transportFor(clusterName, endpoint);
+    const pool = this.pools.poolFor(endpoint, transport);
+    if (!pool) {
+      sendLocalReply(res, 503, 'upstream connect error or disconnect/reset before headers. reset reason: TLS secrets not ready');
       req.resume();
-      upstream.end();
+      return;
     }
+    const exchange = new UpstreamExchange(res, { virtualHost, route, responseFilters, request, endpoint, log: this.log });
+    if (timeoutMs > 0) exchange.deadline(timeoutMs);
+    res.on('close', () => {
+      if (!res.writableFinished) exchange.abort();
+    });
+    // Most requests have no body: the request goes out at once; a body (a length or chunked) is
+    // streamed to the upstream as it comes.
+    const body = hasBody(req) ? req : null;
+    if (!body) req.resume();
+    pool.dispatch({ method: request.method, path, headers, body }, exchange);
   }
 
   close(): void {
-    this.agent.destroy();
-    for (const { agent } of this.tlsAgents.values()) agent.destroy();
-    this.tlsAgents.clear();
-  }
-
-  private tlsAgent(tls: UpstreamTransport): https.Agent | undefined {
-    const options = tls.connectOptions();
-    if (!options) return undefined;
-    const current = this.tlsAgents.get(tls);
-    if (current && current.context === options.secureContext) return current.agent;
-    current?.agent.destroy();
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 1024, ...options });
-    this.tlsAgents.set(tls, { context: options.secureContext!, agent });
-    return agent;
+    this.pools.close();
   }
 
   private clusterOf(action: Decoded, request: RoutedRequest): string | undefined {
@@ -186,6 +125,120 @@ export class Router {
   }
 }
 
+interface ExchangeContext {
+  virtualHost: Decoded;
+  route: Decoded;
+  responseFilters?: readonly HttpFilter[];
+  request: ProxyHttpRequest;
+  endpoint: UpstreamEndpoint;
+  log?: ProxyLogger;
+}
+
+/**
+ * One request's upstream side (an undici dispatch handler): the answer's status and headers
+ * (response header ops and filters applied) go downstream, then its body with the upstream's
+ * pace (paused while the downstream connection is full). Before the answer starts, a failure
+ * is Envoy's local 503 and the route timeout a 504; after, the downstream connection is reset.
+ */
+class UpstreamExchange implements Dispatcher.DispatchHandler {
+  private controller?: Dispatcher.DispatchController;
+  private timer?: NodeJS.Timeout;
+  /** Set once the exchange is over for the downstream side (answered, timed out, aborted). */
+  private finished = false;
+  /** Bytes of body still to come when the upstream gave a length: the last chunk ends the response in the same write. */
+  private remaining = -1;
+
+  constructor(
+    private readonly res: http.ServerResponse,
+    private readonly context: ExchangeContext,
+  ) {}
+
+  deadline(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.stop();
+      sendLocalReply(this.res, 504, 'upstream request timeout');
+    }, ms);
+  }
+
+  /** The downstream went away: the upstream request is abandoned. */
+  abort(): void {
+    this.stop();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.finished) controller.abort(new Error('the downstream request ended'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, received: Record<string, string | string[]>): void {
+    if (status < 200 || this.finished) return;
+    clearTimeout(this.timer);
+    const { virtualHost, route, responseFilters, request, endpoint, log } = this.context;
+    const res = this.res;
+    const out: Record<string, string | string[]> = {};
+    for (const k in received) if (!HOP_BY_HOP.has(k)) out[k] = received[k];
+    applyHeaderOps(out, [virtualHost, route], 'response');
+    log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} answered ${request.method} ${request.path}: ${status}`);
+    const length = received['content-length'];
+    if (typeof length === 'string' && request.method !== 'HEAD') this.remaining = Number(length);
+    if (responseFilters) {
+      const response = { status, headers: out };
+      try {
+        for (const f of responseFilters) f.onResponse!(response, request);
+        res.writeHead(response.status, out);
+      } catch (e) {
+        // As a failing request filter: a local 500 rather than a half-written response.
+        this.stop();
+        sendLocalReply(res, 500, `filter error: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      return;
+    }
+    res.writeHead(status, out);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.finished) return;
+    if (this.remaining >= 0) {
+      this.remaining -= chunk.length;
+      if (this.remaining <= 0) {
+        this.finished = true;
+        this.res.end(chunk);
+        return;
+      }
+    }
+    if (!this.res.write(chunk)) {
+      controller.pause();
+      this.res.once('drain', () => controller.resume());
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error & { code?: string }): void {
+    clearTimeout(this.timer);
+    if (this.finished) return;
+    this.finished = true;
+    const code = error.code ?? (error.cause as { code?: string } | undefined)?.code;
+    const reason = code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
+    const { request, endpoint, log } = this.context;
+    log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} failed for ${request.method} ${request.path}: ${error.message} (${reason})`);
+    if (!this.res.headersSent) sendLocalReply(this.res, 503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
+    else this.res.destroy();
+  }
+
+  /** Ends the upstream side: the request is aborted if it started, or will be when it starts. */
+  private stop(): void {
+    clearTimeout(this.timer);
+    if (this.finished) return;
+    this.finished = true;
+    this.controller?.abort(new Error('the downstream request ended'));
+  }
+}
+
 function hasBody(req: http.IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
@@ -194,7 +247,7 @@ function hasBody(req: http.IncomingMessage): boolean {
 function upstreamHeaders(request: RoutedRequest, virtualHost: Decoded, route: Decoded, action: Decoded): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   const from = request.headers;
-  for (const k in from) if (k.charCodeAt(0) !== 58 /* ':' */ && !HOP_BY_HOP.has(k)) headers[k] = from[k];
+  for (const k in from) if (k.charCodeAt(0) !== 58 /* ':' */ && !NOT_FORWARDED.has(k)) headers[k] = from[k];
   headers.host = action.host_rewrite_literal ?? request.headers[':authority'] ?? '';
   headers['x-forwarded-proto'] ??= request.headers[':scheme'] ?? 'http';
   applyHeaderOps(headers, [virtualHost, route], 'request');
@@ -216,6 +269,8 @@ function applyHeaderOps(headers: Record<string, string | string[]>, levels: Deco
     for (const name of remove ?? []) delete headers[name.toLowerCase()];
     for (const op of add ?? []) {
       const key = String(op.header?.key ?? '').toLowerCase();
+      // A hop's own headers are the connection's business, not a route's.
+      if (NOT_FORWARDED.has(key)) continue;
       const value = String(op.header?.value ?? '');
       const append = op.append_action ? op.append_action === 'APPEND_IF_EXISTS_OR_ADD' : op.append?.value !== false;
       const existing = headers[key];

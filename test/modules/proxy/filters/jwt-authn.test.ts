@@ -244,6 +244,24 @@ describe('jwt_authn filter (local JWKS)', () => {
     expect((req.metadata[JWT_AUTHN_METADATA].payload as Record<string, unknown>).scope).to.deep.equal(['read', 'write']);
   });
 
+  it('normalizes a remembered token per provider, the same on every request, and no request can change it', async () => {
+    const token = await sign(rsa, claims({ scope: 'read write', roles: 'a b' }));
+    const byScope = filterFor({ ...provider, normalize_payload_in_metadata: { space_delimited_claims: ['scope'] } }, context);
+    const byRoles = filterFor({ ...provider, normalize_payload_in_metadata: { space_delimited_claims: ['roles'] } }, context);
+    const payloadOf = async (filter: typeof byScope): Promise<Record<string, unknown>> => {
+      const req = request({ headers: bearer(token) });
+      await filter.onRequest(req);
+      return req.metadata[JWT_AUTHN_METADATA].payload as Record<string, unknown>;
+    };
+    for (let i = 0; i < 2; i++) {
+      expect(await payloadOf(byScope)).to.include({ roles: 'a b' }).and.to.deep.include({ scope: ['read', 'write'] });
+      expect(await payloadOf(byRoles)).to.include({ scope: 'read write' }).and.to.deep.include({ roles: ['a', 'b'] });
+    }
+    const seen = await payloadOf(byScope);
+    expect(() => (seen.scope as string[]).push('admin')).to.throw(TypeError);
+    expect(await payloadOf(byScope)).to.deep.include({ scope: ['read', 'write'] });
+  });
+
   it('reads local_jwks from inline_bytes and from a file', async () => {
     const fs = await import('node:fs');
     const os = await import('node:os');

@@ -33,10 +33,23 @@ export function claimHeaderValue(value: unknown): string | undefined {
 /** `normalize_payload_in_metadata`: space-delimited string claims (e.g. `scope`) become lists. */
 export function normalizePayload(payload: Record<string, unknown>, spaceDelimited: readonly string[]): Record<string, unknown> {
   if (spaceDelimited.length === 0) return payload;
-  const copy = { ...payload };
+  // A remembered token's payload is frozen: its normalized form is worked out once, frozen too.
+  if (!Object.isFrozen(payload)) return normalizedCopy(payload, spaceDelimited);
+  const known = normalizedPayloads.get(payload);
+  if (known?.claims === spaceDelimited) return known.normalized;
+  const normalized = Object.freeze(normalizedCopy(payload, spaceDelimited));
+  normalizedPayloads.set(payload, { claims: spaceDelimited, normalized });
+  return normalized;
+}
+
+const normalizedPayloads = new WeakMap<object, { claims: readonly string[]; normalized: Record<string, unknown> }>();
+
+function normalizedCopy(payload: Record<string, unknown>, spaceDelimited: readonly string[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const k in payload) copy[k] = payload[k];
   for (const claim of spaceDelimited) {
     const value = payload[claim];
-    if (typeof value === 'string') copy[claim] = value.split(' ').filter((part) => part !== '');
+    if (typeof value === 'string') copy[claim] = Object.freeze(value.split(' ').filter((part) => part !== ''));
   }
   return copy;
 }

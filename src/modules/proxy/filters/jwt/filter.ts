@@ -49,7 +49,9 @@ export class JwtAuthnFilter implements HttpFilter {
     const verification: VerifyContext = { request, nowSeconds: Math.floor(this.context.now() / 1000), extracted: {} };
     const status = await rule.verifier.verify(verification);
     if (Object.keys(verification.extracted).length > 0) {
-      request.metadata[JWT_AUTHN_METADATA] = { ...request.metadata[JWT_AUTHN_METADATA], ...verification.extracted };
+      const existing = request.metadata[JWT_AUTHN_METADATA];
+      // `extracted` is this request's own object: no copy unless another filter wrote there first.
+      request.metadata[JWT_AUTHN_METADATA] = existing ? Object.assign({}, existing, verification.extracted) : verification.extracted;
     }
     this.traced(request, status);
     if (status === Status.Ok) return CONTINUE;

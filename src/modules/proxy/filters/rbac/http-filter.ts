@@ -63,7 +63,9 @@ function reasons(decision: RbacDecision | RbacEvaluation): string {
 }
 
 function mergeMetadata(request: ProxyHttpRequest, namespace: string, fields: Record<string, unknown>): void {
-  request.metadata[namespace] = { ...request.metadata[namespace], ...fields };
+  const existing = request.metadata[namespace];
+  // Object.assign, not spreads: properties added to a spread copy cost V8 a slow path per request.
+  request.metadata[namespace] = existing ? Object.assign({}, existing, fields) : Object.assign({}, fields);
 }
 
 export const rbacHttpFilterFactory: HttpFilterFactory = {
