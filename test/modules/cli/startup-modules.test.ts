@@ -7,7 +7,7 @@ import { runCli } from '../../helpers/run-cli';
 
 const PROBE = path.join(__dirname, '..', '..', 'helpers', 'module-probe.js');
 /** Libraries costing hundreds of milliseconds to load, which only commands talking to a cluster or a daemon use. */
-const HEAVY = ['@kubernetes/client-node', '@grpc/grpc-js-xds', 'jose', 'protobufjs'];
+const HEAVY = ['@kubernetes/client-node', '@grpc/grpc-js-xds', 'jose', 'protobufjs', 'undici'];
 
 /**
  * Start-up loads what the command uses: a command that talks to nobody must not load the
@@ -32,7 +32,7 @@ describe('start-up: modules a command loads', () => {
     return { code: r.code, stderr: r.stderr, packages: packagesLoaded(records[0].modules) };
   }
 
-  it('meshctl version --remote=false loads none of @kubernetes/client-node, @grpc/grpc-js-xds, jose and protobufjs', async () => {
+  it('meshctl version --remote=false loads none of @kubernetes/client-node, @grpc/grpc-js-xds, jose, protobufjs and undici', async () => {
     const r = await loadedBy(['version', '--remote=false']);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.packages, 'the probe sees the packages the program does load').to.include('@oclif/core');

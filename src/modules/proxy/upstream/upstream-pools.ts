@@ -8,9 +8,9 @@
  */
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { Pool } from 'undici';
-import type { buildConnector, Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher, Pool } from 'undici';
 import type { UpstreamTransport } from '../tls/transport-sockets';
+import { undiciLibrary } from './undici-library';
 
 export interface UpstreamEndpoint {
   address: string;
@@ -53,7 +53,7 @@ export class UpstreamPools {
   private add(pools: Map<string, Pool>, key: string, endpoint: UpstreamEndpoint, connect: Connector): Pool {
     const host = endpoint.address.includes(':') ? `[${endpoint.address}]` : endpoint.address;
     // The route's timeout governs how long an answer may take (0 = none), not undici's own.
-    const pool = new Pool(`http://${host}:${endpoint.port}`, { connections: null, headersTimeout: 0, bodyTimeout: 0, connect });
+    const pool = new (undiciLibrary().Pool)(`http://${host}:${endpoint.port}`, { connections: null, headersTimeout: 0, bodyTimeout: 0, connect });
     pools.set(key, pool);
     return pool;
   }
