@@ -78,7 +78,7 @@ export class Router {
     const transport = this.clusters.transportFor(clusterName, endpoint);
     const pool = this.pools.poolFor(endpoint, transport);
     if (!pool) {
-      sendLocalReply(res, 503, 'upstream connect error or disconnect/reset before headers. reset reason: TLS secrets not ready');
+      sendResetReply(res, 'TLS secrets not ready');
       req.resume();
       return;
     }
@@ -167,7 +167,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.finished) controller.abort(new Error('the downstream request ended'));
+    if (this.finished) controller.abort(new Error(ABANDONED));
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, received: Record<string, string | string[]>): void {
@@ -226,7 +226,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const reason = code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
     const { request, endpoint, log } = this.context;
     log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} failed for ${request.method} ${request.path}: ${error.message} (${reason})`);
-    if (!this.res.headersSent) sendLocalReply(this.res, 503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
+    if (!this.res.headersSent) sendResetReply(this.res, reason);
     else this.res.destroy();
   }
 
@@ -235,8 +235,15 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer);
     if (this.finished) return;
     this.finished = true;
-    this.controller?.abort(new Error('the downstream request ended'));
+    this.controller?.abort(new Error(ABANDONED));
   }
+}
+
+const ABANDONED = 'the downstream request ended';
+
+/** Envoy's local 503 when the upstream could not be reached or reset before answering. */
+function sendResetReply(res: http.ServerResponse, reason: string): void {
+  sendLocalReply(res, 503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
 }
 
 function hasBody(req: http.IncomingMessage): boolean {
