@@ -1,6 +1,5 @@
 import type * as protobuf from 'protobufjs';
 import { protobufLibrary } from '../shared/protobuf-library';
-import { messageType } from './protos';
 
 /**
  * Hand-framed discovery responses. Resources arrive already encoded (and shared between
@@ -185,33 +184,3 @@ function writeControlPlane(w: protobuf.Writer, field: number, identifier: string
   w.ldelim();
 }
 
-export interface DiscoveryRequest {
-  version_info: string;
-  node?: { id?: string; cluster?: string; metadata?: Record<string, unknown> };
-  resource_names: string[];
-  type_url: string;
-  response_nonce: string;
-  error_detail?: { code?: number; message?: string };
-}
-
-export interface DeltaDiscoveryRequest {
-  node?: { id?: string; cluster?: string; metadata?: Record<string, unknown> };
-  type_url: string;
-  resource_names_subscribe: string[];
-  resource_names_unsubscribe: string[];
-  initial_resource_versions: Record<string, string>;
-  response_nonce: string;
-  error_detail?: { code?: number; message?: string };
-}
-
-const DECODE_OPTIONS: protobuf.IConversionOptions = { json: true, enums: String, longs: String, defaults: true, arrays: true, objects: true, oneofs: true };
-
-export function decodeDiscoveryRequest(bytes: Buffer): DiscoveryRequest {
-  const type = messageType('envoy.service.discovery.v3.DiscoveryRequest');
-  return type.toObject(type.decode(bytes), DECODE_OPTIONS) as DiscoveryRequest;
-}
-
-export function decodeDeltaDiscoveryRequest(bytes: Buffer): DeltaDiscoveryRequest {
-  const type = messageType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
-  return type.toObject(type.decode(bytes), DECODE_OPTIONS) as DeltaDiscoveryRequest;
-}

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest, OutgoingMessage } from '../envoy/wire';
+import { OutgoingMessage } from '../envoy/wire';
+import { decodeDeltaDiscoveryRequest, decodeDiscoveryRequest } from '../envoy/discovery-requests';
 
 /**
  * The ADS service as gRPC sees it: its method paths, the request decoding of each protocol,

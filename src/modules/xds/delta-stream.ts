@@ -1,6 +1,7 @@
 import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
-import { DeltaDiscoveryRequest, deltaDiscoveryResponseParts, OutgoingMessage } from '../envoy/wire';
+import { deltaDiscoveryResponseParts, OutgoingMessage } from '../envoy/wire';
+import { DeltaDiscoveryRequest } from '../envoy/discovery-requests';
 import { AdsStream } from './ads-stream';
 import { encodeDeltaDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, versionMarker, WatchState } from './connection';

@@ -19,8 +19,37 @@ export function internName(name: string): string {
   return name;
 }
 
+/**
+ * Sets by the shared list they were made from: requests decode the same names in the same
+ * order to the same frozen list (envoy/discovery-requests), so a proxy asking what thousands
+ * asked before costs one lookup, not a join of its names.
+ */
+const setsOfLists = new WeakMap<readonly string[], Set<string>>();
+/** Keeps those lists alive as long as their set is (the decoder's table holds them weakly). */
+const listsOfSets = new WeakMap<Set<string>, (readonly string[])[]>();
+const MAX_LISTS_PER_SET = 8;
+
 /** The shared Set with exactly these names (callers must not modify it). */
 export function internNameSet(list: Iterable<string>): Set<string> {
+  const frozenList = Array.isArray(list) && Object.isFrozen(list) ? (list as readonly string[]) : undefined;
+  const known = frozenList && setsOfLists.get(frozenList);
+  if (known) return known;
+  const set = internByContent(list);
+  if (frozenList) {
+    setsOfLists.set(frozenList, set);
+    const lists = listsOfSets.get(set);
+    if (!lists) listsOfSets.set(set, [frozenList]);
+    else if (lists.length < MAX_LISTS_PER_SET) lists.push(frozenList);
+  }
+  return set;
+}
+
+/** The set of `list` when `list` is a shared list already interned (a cheap check for unchanged subscriptions). */
+export function internedSetOf(list: readonly string[]): Set<string> | undefined {
+  return setsOfLists.get(list);
+}
+
+function internByContent(list: Iterable<string>): Set<string> {
   // Proxies send the same lists in the same order: try that order before sorting.
   const asGiven = Array.isArray(list) ? list.join('\n') : undefined;
   const seen = asGiven !== undefined ? sets.get(asGiven)?.deref() : undefined;

@@ -2,7 +2,7 @@ import { grpcLibrary } from '../shared/grpc-library';
 import { parseProxy, Proxy, ProxyIdError } from '../model/proxy';
 import { structToJson } from '../envoy/struct';
 import { SHORT_TYPE } from '../envoy/type-urls';
-import { DeltaDiscoveryRequest, DiscoveryRequest } from '../envoy/wire';
+import { DeltaDiscoveryRequest, DiscoveryRequest } from '../envoy/discovery-requests';
 import { AdsCall, AdsProtocol } from './ads-service';
 import { AdsStream, StreamServices } from './ads-stream';
 import { XdsConnection } from './connection';

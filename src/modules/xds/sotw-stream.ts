@@ -1,10 +1,11 @@
 import { XdsResource } from '../model/generator';
 import { isXdsTypeUrl, SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
-import { DiscoveryRequest, discoveryResponseParts, OutgoingMessage } from '../envoy/wire';
+import { discoveryResponseParts, OutgoingMessage } from '../envoy/wire';
+import { DiscoveryRequest } from '../envoy/discovery-requests';
 import { AdsStream } from './ads-stream';
 import { encodeDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, WatchState } from './connection';
-import { internNameSet } from './interning';
+import { internedSetOf, internNameSet } from './interning';
 import { isStateOfTheWorldType, planSotwResponse, SotwResponse } from './response-planner';
 
 /**
@@ -77,7 +78,7 @@ export class SotwStream extends AdsStream<DiscoveryRequest, SotwResponse> {
 }
 
 /** The subscription a request names: undefined for a wildcard, else the shared interned set. */
-function namesOf(typeUrl: XdsTypeUrl, names: string[]): Set<string> | undefined {
+function namesOf(typeUrl: XdsTypeUrl, names: readonly string[]): Set<string> | undefined {
   if (names.length === 0 || names.includes('*')) return isStateOfTheWorldType(typeUrl) || names.includes('*') ? undefined : new Set();
   return internNameSet(names);
 }
@@ -87,12 +88,13 @@ function namesOf(typeUrl: XdsTypeUrl, names: string[]): Set<string> | undefined 
  * reads the request's list as is rather than building a set from it; a list with repeated
  * names counts as a change and is settled by the interned comparison that follows.
  */
-function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, requested: string[]): boolean {
+function namesUnchanged(typeUrl: XdsTypeUrl, current: Set<string> | undefined, requested: readonly string[]): boolean {
   if (requested.length === 0 || requested.includes('*')) {
     const all = isStateOfTheWorldType(typeUrl) || requested.includes('*');
     return all ? current === undefined : current?.size === 0;
   }
   if (!current || current.size !== requested.length) return false;
+  if (internedSetOf(requested) === current) return true;
   for (const n of requested) if (!current.has(n)) return false;
   return true;
 }

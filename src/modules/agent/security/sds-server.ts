@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import { grpcLibrary } from '../../shared/grpc-library';
 import { encodeMessage } from '../../envoy/protos';
-import { decodeDiscoveryRequest, DiscoveryRequest, encodeDiscoveryResponse, EncodedResource } from '../../envoy/wire';
+import { encodeDiscoveryResponse, EncodedResource } from '../../envoy/wire';
+import { decodeDiscoveryRequest, DiscoveryRequest } from '../../envoy/discovery-requests';
 import { WorkloadSecret } from './workload-secrets';
 import { SECRET_TYPE } from '../../envoy/well-known';
 
