@@ -100,9 +100,30 @@ export class PushContext {
 
   /** The first visible VirtualService whose hosts cover `hostname` (exact before wildcard). */
   virtualServiceFor(hostname: string, namespace: string): ConfigResource<VirtualServiceSpec> | undefined {
-    const candidates = this.virtualServices(namespace).filter((vs) => (vs.spec.gateways ?? ['mesh']).includes('mesh'));
-    const hosts = (vs: ConfigResource<VirtualServiceSpec>) => (vs.spec.hosts ?? []).map((h) => this.qualify(h, vs.metadata.namespace));
-    return candidates.find((vs) => hosts(vs).includes(hostname)) ?? candidates.find((vs) => hosts(vs).some((h) => hostMatches(h, hostname)));
+    const index = this.memoize(`mesh-virtual-services/${namespace}`, () => this.indexMeshVirtualServices(namespace));
+    const exact = index.exact.get(hostname);
+    if (exact) return exact;
+    for (const { pattern, vs } of index.wildcards) if (hostMatches(pattern, hostname)) return vs;
+    return undefined;
+  }
+
+  /**
+   * The mesh VirtualServices `namespace` sees, by qualified host: asked for every service of
+   * every route table and cluster, so each lookup is a map read, not a walk over all of them.
+   */
+  private indexMeshVirtualServices(namespace: string): MeshVirtualServiceIndex {
+    const exact = new Map<string, ConfigResource<VirtualServiceSpec>>();
+    const wildcards: { pattern: string; vs: ConfigResource<VirtualServiceSpec> }[] = [];
+    for (const vs of this.virtualServices(namespace)) {
+      if (!(vs.spec.gateways ?? ['mesh']).includes('mesh')) continue;
+      for (const host of vs.spec.hosts ?? []) {
+        const qualified = this.qualify(host, vs.metadata.namespace);
+        // The first VirtualService (in precedence order) naming a host keeps it.
+        if (!exact.has(qualified)) exact.set(qualified, vs);
+        if (qualified === '*' || qualified.startsWith('*.')) wildcards.push({ pattern: qualified, vs });
+      }
+    }
+    return { exact, wildcards };
   }
 
   /**
@@ -203,6 +224,13 @@ export function isExportedTo(exportTo: readonly string[], ownerNamespace: string
 }
 
 /** `*.foo.com` covers `a.foo.com`; `*` covers everything. */
+interface MeshVirtualServiceIndex {
+  /** Qualified host → the first VirtualService naming it exactly. */
+  exact: ReadonlyMap<string, ConfigResource<VirtualServiceSpec>>;
+  /** Wildcard hosts in precedence order, for hosts no VirtualService names exactly. */
+  wildcards: readonly { pattern: string; vs: ConfigResource<VirtualServiceSpec> }[];
+}
+
 export function hostMatches(pattern: string, hostname: string): boolean {
   if (pattern === '*' || pattern === hostname) return true;
   return pattern.startsWith('*.') && hostname.endsWith(pattern.slice(1));
