@@ -42,21 +42,16 @@ export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
   const reader = protobufLibrary().Reader.create(buf);
   const names = new NameRun(buf);
   const out: DiscoveryRequest = { version_info: '', resource_names: EMPTY, type_url: '', response_nonce: '' };
-  while (reader.pos < reader.len) {
-    const at = reader.pos;
-    const tag = reader.uint32();
-    const field = tag >>> 3;
-    const wire = tag & 7;
-    if (wire === WIRE_LENGTH_DELIMITED) {
-      if (field === 1) out.version_info = reader.string();
-      else if (field === 2) out.node = subMessage(reader, 'envoy.config.core.v3.Node');
-      else if (field === 3) names.add(reader, at);
-      else if (field === 4) out.type_url = reader.string();
-      else if (field === 5) out.response_nonce = reader.string();
-      else if (field === 6) out.error_detail = subMessage(reader, 'google.rpc.Status');
-      else reader.skipType(wire);
-    } else reader.skipType(wire);
-  }
+  forEachField(reader, (field, at) => {
+    if (field === 1) out.version_info = reader.string();
+    else if (field === 2) out.node = subMessage(reader, 'envoy.config.core.v3.Node');
+    else if (field === 3) names.add(reader, at);
+    else if (field === 4) out.type_url = reader.string();
+    else if (field === 5) out.response_nonce = reader.string();
+    else if (field === 6) out.error_detail = subMessage(reader, 'google.rpc.Status');
+    else return false;
+    return true;
+  });
   out.resource_names = names.list();
   return out;
 }
@@ -69,28 +64,36 @@ export function decodeDeltaDiscoveryRequest(bytes: Uint8Array): DeltaDiscoveryRe
   const out: DeltaDiscoveryRequest = {
     type_url: '', resource_names_subscribe: EMPTY, resource_names_unsubscribe: EMPTY, initial_resource_versions: {}, response_nonce: '',
   };
-  while (reader.pos < reader.len) {
-    const at = reader.pos;
-    const tag = reader.uint32();
-    const field = tag >>> 3;
-    const wire = tag & 7;
-    if (wire === WIRE_LENGTH_DELIMITED) {
-      if (field === 1) out.node = subMessage(reader, 'envoy.config.core.v3.Node');
-      else if (field === 2) out.type_url = reader.string();
-      else if (field === 3) subscribe.add(reader, at);
-      else if (field === 4) unsubscribe.add(reader, at);
-      else if (field === 5) readMapEntry(reader, out.initial_resource_versions);
-      else if (field === 6) out.response_nonce = reader.string();
-      else if (field === 7) out.error_detail = subMessage(reader, 'google.rpc.Status');
-      else reader.skipType(wire);
-    } else reader.skipType(wire);
-  }
+  forEachField(reader, (field, at) => {
+    if (field === 1) out.node = subMessage(reader, 'envoy.config.core.v3.Node');
+    else if (field === 2) out.type_url = reader.string();
+    else if (field === 3) subscribe.add(reader, at);
+    else if (field === 4) unsubscribe.add(reader, at);
+    else if (field === 5) readMapEntry(reader, out.initial_resource_versions);
+    else if (field === 6) out.response_nonce = reader.string();
+    else if (field === 7) out.error_detail = subMessage(reader, 'google.rpc.Status');
+    else return false;
+    return true;
+  });
   out.resource_names_subscribe = subscribe.list();
   out.resource_names_unsubscribe = unsubscribe.list();
   return out;
 }
 
 const EMPTY: readonly string[] = Object.freeze([]);
+
+/**
+ * Walks a message's fields: `read` reads a length-delimited field it knows, `at` being where
+ * its tag starts, and says so; every other field is skipped.
+ */
+function forEachField(reader: protobuf.Reader, read: (field: number, at: number) => boolean): void {
+  while (reader.pos < reader.len) {
+    const at = reader.pos;
+    const tag = reader.uint32();
+    const wire = tag & 7;
+    if (wire !== WIRE_LENGTH_DELIMITED || !read(tag >>> 3, at)) reader.skipType(wire);
+  }
+}
 
 function subMessage<T>(reader: protobuf.Reader, typeName: string): T {
   const type = messageType(typeName);
