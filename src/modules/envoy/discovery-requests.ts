@@ -1,6 +1,7 @@
 import type * as protobuf from 'protobufjs';
 import { hash } from 'node:crypto';
 import { protobufLibrary } from '../shared/protobuf-library';
+import { WeakValueMap } from '../shared/weak-value-map';
 import { messageType } from './protos';
 
 /**
@@ -166,23 +167,17 @@ interface KnownRun {
  * client sending endless made-up lists cannot grow it. The bytes are compared too, so two
  * runs are the same list only when they are the same bytes.
  */
-const runs = new Map<string, WeakRef<KnownRun>>();
-const forgetRun = new FinalizationRegistry<string>((key) => {
-  if (runs.get(key)?.deref() === undefined) runs.delete(key);
-});
+const runs = new WeakValueMap<string, KnownRun>();
 
 function knownRun(span: Buffer, decode: () => string[]): readonly string[] {
   const key = `${span.length}:${hash('sha1', span, 'base64')}`;
-  const known = runs.get(key)?.deref();
+  const known = runs.get(key);
   if (known && known.bytes.equals(span)) return known.names;
   const names = Object.freeze(decode());
   const run: KnownRun = { bytes: Buffer.from(span), names };
   // The list holds its entry: the entry lives while anything still holds the list.
   listRuns.set(names, run);
-  if (!known) {
-    runs.set(key, new WeakRef(run));
-    forgetRun.register(run, key);
-  }
+  if (!known) runs.set(key, run);
   return names;
 }
 

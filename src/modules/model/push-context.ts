@@ -223,7 +223,6 @@ export function isExportedTo(exportTo: readonly string[], ownerNamespace: string
   return exportTo.some((e) => e === '*' || (e === '.' && ownerNamespace === viewerNamespace) || e === viewerNamespace);
 }
 
-/** `*.foo.com` covers `a.foo.com`; `*` covers everything. */
 interface MeshVirtualServiceIndex {
   /** Qualified host → the first VirtualService naming it exactly. */
   exact: ReadonlyMap<string, ConfigResource<VirtualServiceSpec>>;
@@ -231,6 +230,7 @@ interface MeshVirtualServiceIndex {
   wildcards: readonly { pattern: string; vs: ConfigResource<VirtualServiceSpec> }[];
 }
 
+/** `*.foo.com` covers `a.foo.com`; `*` covers everything. */
 export function hostMatches(pattern: string, hostname: string): boolean {
   if (pattern === '*' || pattern === hostname) return true;
   return pattern.startsWith('*.') && hostname.endsWith(pattern.slice(1));

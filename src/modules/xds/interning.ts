@@ -1,3 +1,5 @@
+import { WeakValueMap } from '../shared/weak-value-map';
+
 /**
  * Resource names and subscriptions shared between proxies. Thousands of proxies subscribe
  * to the same thousands of names; decoded from each request they would be thousands of
@@ -6,10 +8,7 @@
  */
 const MAX_NAMES = 500_000;
 const names = new Map<string, string>();
-const sets = new Map<string, WeakRef<Set<string>>>();
-const forget = new FinalizationRegistry<string>((key) => {
-  if (sets.get(key)?.deref() === undefined) sets.delete(key);
-});
+const sets = new WeakValueMap<string, Set<string>>();
 
 export function internName(name: string): string {
   const known = names.get(name);
@@ -52,23 +51,19 @@ export function internedSetOf(list: readonly string[]): Set<string> | undefined 
 function internByContent(list: Iterable<string>): Set<string> {
   // Proxies send the same lists in the same order: try that order before sorting.
   const asGiven = Array.isArray(list) ? list.join('\n') : undefined;
-  const seen = asGiven !== undefined ? sets.get(asGiven)?.deref() : undefined;
+  const seen = asGiven !== undefined ? sets.get(asGiven) : undefined;
   if (seen) return seen;
   const sorted = [...new Set(list)].map(internName).sort();
   const key = sorted.join('\n');
-  let set = sets.get(key)?.deref();
+  let set = sets.get(key);
   if (!set) {
     set = new Set(sorted);
-    remember(key, set);
+    sets.set(key, set);
   }
-  if (asGiven !== undefined && asGiven !== key) remember(asGiven, set);
+  if (asGiven !== undefined && asGiven !== key) sets.set(asGiven, set);
   return set;
 }
 
-function remember(key: string, set: Set<string>): void {
-  sets.set(key, new WeakRef(set));
-  forget.register(set, key);
-}
 
 /**
  * Subscriptions after a delta request's change, shared: every proxy whose subscription was

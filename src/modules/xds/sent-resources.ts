@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { WeakValueMap } from '../shared/weak-value-map';
 
 /**
  * What one stream was sent of one type: name → body, for thousands of names and thousands of
@@ -23,10 +24,7 @@ interface NameIndex {
 
 const EMPTY_INDEX: NameIndex = { names: [], positions: new Map() };
 /** Shared indexes by their names joined (`flat`), or by the ids of the runs they are made of (`byRuns`). */
-const indexes = { flat: new Map<string, WeakRef<NameIndex>>(), byRuns: new Map<string, WeakRef<NameIndex>>() };
-const forgetIndex = new FinalizationRegistry<{ table: Map<string, WeakRef<NameIndex>>; key: string }>(({ table, key }) => {
-  if (table.get(key)?.deref() === undefined) table.delete(key);
-});
+const indexes = { flat: new WeakValueMap<string, NameIndex>(), byRuns: new WeakValueMap<string, NameIndex>() };
 
 /**
  * The shared index of exactly these resources' names in this order; with the runs they are
@@ -36,12 +34,11 @@ function nameIndex(resources: readonly { name: string }[], runs?: readonly (read
   if (resources.length === 0) return EMPTY_INDEX;
   const table = runs ? indexes.byRuns : indexes.flat;
   const key = runs ? runs.filter((run) => run.length > 0).map(runNamesId).join(',') : resources.map((r) => r.name).join('\n');
-  const known = table.get(key)?.deref();
+  const known = table.get(key);
   if (known) return known;
   const names = resources.map((r) => r.name);
   const index: NameIndex = { names, positions: new Map(names.map((n, i) => [n, i])) };
-  table.set(key, new WeakRef(index));
-  forgetIndex.register(index, { table, key });
+  table.set(key, index);
   return index;
 }
 
