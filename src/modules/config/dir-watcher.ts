@@ -6,13 +6,16 @@ import * as path from 'node:path';
  * mode on Linux watches files one by one and loses a file once an editor renames another
  * over it (its later deletion goes unseen); a directory watcher reports every entry that
  * is created, renamed, written or removed.
+ *
+ * Each event names the entry it is about (`path`), or nothing when the system did not say
+ * (`undefined`: anything under the root may have changed).
  */
 export class DirectoryTreeWatcher {
   private readonly watchers = new Map<string, fs.FSWatcher>();
 
   constructor(
     private readonly root: string,
-    private readonly onEvent: () => void,
+    private readonly onEvent: (path: string | undefined) => void,
     private readonly onError: (err: Error) => void,
   ) {}
 
@@ -34,12 +37,12 @@ export class DirectoryTreeWatcher {
     for (const dir of present) {
       if (this.watchers.has(dir)) continue;
       try {
-        const watcher = fs.watch(dir, () => this.onEvent());
+        const watcher = fs.watch(dir, (_event, name) => this.onEvent(name ? path.join(dir, name) : undefined));
         watcher.on('error', (err) => {
           watcher.close();
           this.watchers.delete(dir);
           if (dir === this.root) this.onError(err);
-          else this.onEvent();
+          else this.onEvent(undefined);
         });
         this.watchers.set(dir, watcher);
       } catch (err) {

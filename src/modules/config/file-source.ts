@@ -5,7 +5,7 @@ import type { ScopedLogger } from '../logging';
 import { Debouncer } from '../shared/debouncer';
 import { DirectoryTreeWatcher } from './dir-watcher';
 import { FileSignature, RACY_MARGIN_MS, statSignatures } from './file-signatures';
-import { listConfigFiles } from './files';
+import { isConfigFileName, isHiddenName, listConfigFiles } from './files';
 import { ConfigIssue, formatIssue } from './issues';
 import { ConfigFileLimits, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
 import { MemoryConfigStore, SourcePart } from './memory-store';
@@ -73,6 +73,9 @@ interface FileState {
 /** Issues of one file written to the log at most; the rest are counted and summed up in one line. */
 const LOGGED_ISSUES_PER_FILE = 10;
 
+/** Entries named by watch events beyond which a resync lists the whole directory instead of looking at each. */
+const MAX_NAMED_ENTRIES = 64;
+
 /**
  * The `--configDir` source: every config file under a directory, kept in the store as the
  * files change. A bad file or document is rejected alone and the last good version stays
@@ -99,6 +102,8 @@ export class FileConfigSource {
   private lastEventAt: number | undefined;
   /** Subdirectories that could not be listed last time, to log the change only. */
   private unreadableDirs = new Set<string>();
+  /** Entries watch events named since the last resync began; 'all' when the next one must list the whole directory. */
+  private named: Set<string> | 'all' = 'all';
 
   constructor(private readonly options: FileConfigSourceOptions) {
     this.limits = options.limits ?? DEFAULT_CONFIG_FILE_LIMITS;
@@ -142,13 +147,22 @@ export class FileConfigSource {
   }
 
   /**
-   * Reads the directory and applies what changed as one batch. Every event leads here,
-   * whatever file it names: event names are unreliable (new subdirectories, symlink swaps of
-   * mounted volumes). Unchanged files cost a stat only (their signature still matches the
-   * last read), so a change to one file of thousands is applied in milliseconds. Rejects only
-   * when the directory itself cannot be listed.
+   * Reads the whole directory and applies what changed as one batch. Unchanged files cost a
+   * stat only (their signature still matches the last read). Rejects only when the directory
+   * itself cannot be listed.
    */
   resync(): Promise<ConfigChange[]> {
+    this.named = 'all';
+    return this.queueRead();
+  }
+
+  /**
+   * Queues a read of what changed: only the files watch events named when they say enough
+   * (see namedFiles), so a change to one file of thousands costs that file; the whole
+   * directory otherwise. A read of named files is followed by a read of the whole directory
+   * once they settle (settleLater), which also catches what a lost event would have missed.
+   */
+  private queueRead(): Promise<ConfigChange[]> {
     if (this.queued) return this.queued;
     const run = this.chain.then(() => {
       this.queued = undefined;
@@ -164,13 +178,18 @@ export class FileConfigSource {
     // Everything this read applies happened by the last event seen so far.
     const seenAt = this.lastEventAt;
     this.lastEventAt = undefined;
-    const listing = await listConfigFiles(this.options.dir);
-    const signatures = await statSignatures(listing.files, this.options.racyMarginMs);
+    const named = this.named;
+    this.named = new Set();
+    const namedFiles = named === 'all' ? undefined : await this.namedFiles(named);
+    const listing = namedFiles ? undefined : await listConfigFiles(this.options.dir);
+    const files = namedFiles ?? listing!.files;
+    this.options.logger.debug(namedFiles ? `config resync: looking at ${files.length} named file(s)` : `config resync: listed ${files.length} files`);
+    const signatures = await statSignatures(files, this.options.racyMarginMs);
     if (!this.started) return [];
     let untrusted = 0;
     const batch: SourcePart[] = [];
     const present = new Set<string>();
-    for (const file of listing.files) {
+    for (const file of files) {
       const sourceId = this.sourceIdOf(file);
       const signature = signatures.get(file);
       if (signature && this.files.get(sourceId)?.signature === signature.value) {
@@ -186,14 +205,17 @@ export class FileConfigSource {
       // Fair to /ready and xDS however many files there are.
       await yieldToEventLoop();
     }
-    this.noteUnreadableDirs(listing.unreadableDirs, present);
-    for (const [sourceId, state] of this.files) {
-      if (present.has(sourceId)) continue;
+    // A listing says what is gone; named files are gone when they were not found.
+    if (listing) this.noteUnreadableDirs(listing.unreadableDirs, present);
+    const looked = listing ? this.files.keys() : files.map((f) => this.sourceIdOf(f));
+    for (const sourceId of [...looked]) {
+      const state = this.files.get(sourceId);
+      if (!state || present.has(sourceId)) continue;
       this.files.delete(sourceId);
       batch.push({ sourceId, resources: null });
       this.options.logger.info(`config file ${state.file} removed`);
     }
-    if (untrusted) this.settleLater();
+    if (untrusted || namedFiles) this.settleLater();
     const changes = this.options.store.applyBatch(batch, seenAt);
     if (changes.length) this.options.logger.info(`config changed: ${summarizeChanges(changes)}`, { files: batch.map((p) => p.sourceId) });
     return changes;
@@ -209,6 +231,7 @@ export class FileConfigSource {
     if (this.settleTimer) return;
     this.settleTimer = setTimeout(() => {
       this.settleTimer = undefined;
+      this.named = 'all';
       if (this.started) this.resyncFromEvent();
     }, (this.options.racyMarginMs ?? RACY_MARGIN_MS) + 100);
     this.settleTimer.unref();
@@ -216,6 +239,54 @@ export class FileConfigSource {
 
   private sourceIdOf(file: string): string {
     return path.relative(this.options.dir, file).split(path.sep).join('/');
+  }
+
+  /**
+   * The config files among the entries watch events named, or undefined when only a listing
+   * of the whole directory can tell what changed: the directory itself is not there, an
+   * event named nothing or something outside it, a directory came or went, a hidden entry
+   * that is not a plain file changed (a volume mount's `..data` link swapped: every file
+   * behind it may read differently now), or an entry could not be looked at. Plain hidden
+   * files (an editor's temporary copy) and what is inside hidden directories are never config.
+   */
+  private async namedFiles(entries: ReadonlySet<string>): Promise<string[] | undefined> {
+    const root = this.options.dir;
+    if (entries.size > MAX_NAMED_ENTRIES) return undefined;
+    const top = await lookAt(root, fs.promises.stat);
+    if (typeof top === 'string' || !top.isDirectory()) return undefined;
+    const files: string[] = [];
+    for (const entry of entries) {
+      const parts = path.relative(root, entry).split(path.sep);
+      if (parts[0] === '' || parts[0] === '..' || path.isAbsolute(parts[0])) return undefined;
+      if (parts.slice(0, -1).some(isHiddenName)) continue;
+      const name = parts[parts.length - 1];
+      const found = await lookAt(entry, fs.promises.lstat);
+      if (found === 'unknown') return undefined;
+      if (isHiddenName(name)) {
+        if (found === 'missing' || found.isFile()) continue;
+        return undefined;
+      }
+      if (found === 'missing') {
+        // A file that went is read as gone; a directory that went takes its files along.
+        const sourceId = this.sourceIdOf(entry);
+        if (this.files.has(sourceId)) files.push(entry);
+        else if (this.hasFilesUnder(sourceId)) return undefined;
+        continue;
+      }
+      if (found.isDirectory()) return undefined;
+      if (found.isSymbolicLink()) {
+        const target = await lookAt(entry, fs.promises.stat);
+        if (target === 'unknown' || (target !== 'missing' && target.isDirectory())) return undefined;
+      }
+      if (isConfigFileName(name)) files.push(entry);
+    }
+    return files.sort((a, b) => a.localeCompare(b));
+  }
+
+  private hasFilesUnder(sourceId: string): boolean {
+    const prefix = `${sourceId}/`;
+    for (const known of this.files.keys()) if (known.startsWith(prefix)) return true;
+    return false;
   }
 
   /** The files of a subdirectory that cannot be listed are unknown, not removed: they keep what they gave. */
@@ -306,9 +377,11 @@ export class FileConfigSource {
    */
   private resyncFromEvent(lastEventAt?: number): void {
     if (lastEventAt !== undefined) this.lastEventAt = Math.max(this.lastEventAt ?? 0, lastEventAt);
-    this.resync().then(
+    const listsAll = this.named === 'all';
+    this.queueRead().then(
       () => {
-        this.treeWatcher?.refresh();
+        // Only a listing can have found a new subdirectory to watch (a named one makes it list).
+        if (listsAll) this.treeWatcher?.refresh();
         if (this.dirMissing) this.options.logger.info(`config directory ${this.options.dir} is back`);
         this.dirMissing = false;
       },
@@ -329,7 +402,7 @@ export class FileConfigSource {
   private startWatching(): () => void {
     const watcher = new DirectoryTreeWatcher(
       this.options.dir,
-      () => this.onEvent(),
+      (entry) => this.onEvent(entry),
       (err) => {
         this.options.logger.warn(`watching ${this.options.dir} failed (${err.message}); polling every ${this.pollMs()} ms`);
         this.fallBackToPolling();
@@ -348,8 +421,13 @@ export class FileConfigSource {
     };
   }
 
-  /** A watch event: the parser's worker starts while the debounce waits, so a change is not held up by its boot. */
-  private onEvent(): void {
+  /**
+   * A watch event naming `entry` (undefined: it named nothing). The parser's worker starts
+   * while the debounce waits, so a change is not held up by its boot.
+   */
+  private onEvent(entry: string | undefined): void {
+    if (entry === undefined || this.named === 'all') this.named = 'all';
+    else this.named.add(entry);
     this.parser.warm();
     this.debouncer.add(true);
   }
@@ -361,7 +439,10 @@ export class FileConfigSource {
   }
 
   private startPolling(): () => void {
-    const timer = setInterval(() => this.debouncer.add(true), this.pollMs());
+    const timer = setInterval(() => {
+      this.named = 'all';
+      this.debouncer.add(true);
+    }, this.pollMs());
     this.polling = true;
     return () => {
       clearInterval(timer);
@@ -404,4 +485,14 @@ function joinIssues(issues: readonly ConfigIssue[]): string | undefined {
   const shown = issues.slice(0, LOGGED_ISSUES_PER_FILE).map(formatIssue);
   if (issues.length > shown.length) shown.push(`... and ${issues.length - shown.length} more`);
   return shown.join('\n');
+}
+
+/** A stat of `file`: 'missing' when nothing is there, 'unknown' when it cannot be looked at. */
+async function lookAt(file: string, how: (file: string) => Promise<fs.Stats>): Promise<fs.Stats | 'missing' | 'unknown'> {
+  try {
+    return await how(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unknown';
+  }
 }

@@ -3,6 +3,16 @@ import * as path from 'node:path';
 
 const CONFIG_FILE = /\.(ya?ml|json)$/i;
 
+/** Whether a directory entry's name is one a listing reads as config (*.yaml, *.yml, *.json). */
+export function isConfigFileName(name: string): boolean {
+  return CONFIG_FILE.test(name);
+}
+
+/** Hidden entries (editors' scratch files, a volume mount's `..data`) are never listed, nor what is under them. */
+export function isHiddenName(name: string): boolean {
+  return name.startsWith('.');
+}
+
 export interface ConfigFileListing {
   /** Sorted, so results are stable. */
   files: string[];
@@ -35,10 +45,10 @@ export async function listConfigFiles(target: string): Promise<ConfigFileListing
       return;
     }
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.name.startsWith('.')) continue;
+      if (isHiddenName(entry.name)) continue;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (CONFIG_FILE.test(entry.name)) listing.files.push(full);
+      else if (isConfigFileName(entry.name)) listing.files.push(full);
     }
   };
   await walk(target);

@@ -65,6 +65,8 @@ interface Harness {
   rejected: ConfigIssue[];
   errors: string[];
   warnings: string[];
+  infos: string[];
+  debugs: string[];
   write(rel: string, text: string | Buffer): void;
   /** `Kind/ns/name` → spec.address or first host, for short assertions. */
   served(): Record<string, string>;
@@ -83,13 +85,14 @@ describe('config: file source (--configDir)', () => {
     const rejected: ConfigIssue[] = [];
     const errors: string[] = [];
     const warnings: string[] = [];
+    const infos: string[] = [];
+    const debugs: string[] = [];
     store.onChange((changes: readonly ConfigChange[]) => events.push(changes.map((c) => `${c.type} ${c.key}`)));
-    const noop = () => undefined;
     const source = new FileConfigSource({
       dir,
       kinds,
       store,
-      logger: { debug: noop, info: noop, warn: (m) => warnings.push(m), error: (m) => errors.push(m) },
+      logger: { debug: (m) => debugs.push(m), info: (m) => infos.push(m), warn: (m) => warnings.push(m), error: (m) => errors.push(m) },
       debounceMs: 20,
       onRejected: (issue) => rejected.push(issue),
       ...extra,
@@ -106,6 +109,8 @@ describe('config: file source (--configDir)', () => {
       rejected,
       errors,
       warnings,
+      infos,
+      debugs,
       write(rel, text) {
         fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
         fs.writeFileSync(path.join(dir, rel), text);
@@ -413,6 +418,70 @@ describe('config: file source (--configDir)', () => {
     reads.length = 0;
     await h.source.resync();
     expect(reads).to.not.include('w8.yaml');
+  });
+
+  it('looks only at the file a watch event names, editors\' hidden temporary files aside, and lists the whole directory once it settles', async () => {
+    const reads: string[] = [];
+    const h = harness({ racyMarginMs: 200, readFile: (file, max) => (reads.push(path.basename(file)), readConfigFile(file, max)) });
+    for (let i = 0; i < 20; i++) h.write(`w/w${i}.yaml`, workloadEntry(`w${i}`, `10.0.0.${i}`));
+    await h.source.start();
+    await eventually(() => expect(reads).to.have.length(40), 2000);
+    await new Promise((r) => setTimeout(r, 100));
+    reads.length = 0;
+    h.debugs.length = 0;
+    h.events.length = 0;
+
+    // As editors (and the bench) write: a hidden temporary file renamed over the original.
+    const file = path.join(h.dir, 'w', 'w7.yaml');
+    fs.writeFileSync(path.join(h.dir, 'w', '.w7.yaml.tmp'), workloadEntry('w7', '10.9.9.7'));
+    fs.renameSync(path.join(h.dir, 'w', '.w7.yaml.tmp'), file);
+    await eventually(() => expect(h.events).to.deep.equal([['updated WorkloadEntry/foo/w7']]));
+    expect(h.debugs.filter((m) => m.startsWith('config resync'))).to.deep.equal(['config resync: looking at 1 named file(s)']);
+    expect(reads).to.deep.equal(['w7.yaml']);
+    // Once the file is older than the margin, one listing reads it again to trust its stat (and would catch a lost event).
+    await eventually(() => expect(h.debugs.filter((m) => m.startsWith('config resync'))).to.deep.equal(['config resync: looking at 1 named file(s)', 'config resync: listed 20 files']), 2000);
+
+    // A named file that went is removed without listing.
+    h.debugs.length = 0;
+    fs.rmSync(path.join(h.dir, 'w', 'w3.yaml'));
+    await eventually(() => expect(h.events.slice(1)).to.deep.equal([['deleted WorkloadEntry/foo/w3']]));
+    expect(h.debugs.filter((m) => m.startsWith('config resync'))[0]).to.equal('config resync: looking at 1 named file(s)');
+  });
+
+  it('lists the whole directory for a volume mount\'s ..data swap, and takes the new files behind it', async () => {
+    const h = harness();
+    // What an orchestrator ConfigMap volume looks like: a.yaml -> ..data/a.yaml, ..data -> ..v1.
+    h.write('..v1/a.yaml', workloadEntry('w1', '10.0.0.1'));
+    fs.symlinkSync('..v1', path.join(h.dir, '..data'));
+    fs.symlinkSync(path.join('..data', 'a.yaml'), path.join(h.dir, 'a.yaml'));
+    await h.source.start();
+    expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.1' });
+    h.events.length = 0;
+    h.debugs.length = 0;
+    // The update: a new version directory, a new link renamed over ..data, the old version removed. a.yaml itself is not touched.
+    h.write('..v2/a.yaml', workloadEntry('w1', '10.0.0.2'));
+    fs.symlinkSync('..v2', path.join(h.dir, '..data_tmp'));
+    fs.renameSync(path.join(h.dir, '..data_tmp'), path.join(h.dir, '..data'));
+    fs.rmSync(path.join(h.dir, '..v1'), { recursive: true });
+    await eventually(() => expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.2' }));
+    expect(h.debugs.filter((m) => m.startsWith('config resync'))[0]).to.equal('config resync: listed 1 files');
+  });
+
+  it('keeps serving every resource when the directory itself is removed, and loads it again once it is back', async () => {
+    const h = harness({ pollMs: 50 });
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.1'));
+    h.write('b.yaml', workloadEntry('w2', '10.0.0.2'));
+    await h.source.start();
+    h.events.length = 0;
+    // Each file's removal is an event naming it: that must not read as the files going one by one.
+    fs.rmSync(h.dir, { recursive: true });
+    await eventually(() => expect(h.errors.join('\n')).to.match(/config directory .* disappeared; keeping the last loaded config until it is back/));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.events).to.deep.equal([]);
+    expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.1', 'WorkloadEntry/foo/w2': '10.0.0.2' });
+    h.write('a.yaml', workloadEntry('w1', '10.0.0.11'));
+    await eventually(() => expect(h.served()).to.deep.equal({ 'WorkloadEntry/foo/w1': '10.0.0.11' }));
+    expect(h.infos.join('\n')).to.match(/config directory .* is back/);
   });
 
   it('does not trust the stat of a file changed within the margin before it (two writes in one clock tick look alike)', async () => {
