@@ -234,9 +234,49 @@ function workloadLabels(we: ConfigResource<WorkloadEntrySpec>): Record<string, s
   return labels;
 }
 
-/** The WorkloadEntries of one namespace a selector's labels pick. */
+/**
+ * The WorkloadEntries of one namespace a selector's labels pick, in the namespace's order.
+ * Only the entries carrying the selector's rarest label are checked: a namespace's hundred
+ * ServiceEntries each select a few of its hundreds of WorkloadEntries, and a push after one of
+ * them moved re-selects them all.
+ */
 function selectorMatches(selector: Readonly<Record<string, string>> | undefined, sameNamespace: readonly ConfigResource<WorkloadEntrySpec>[]): ConfigResource<WorkloadEntrySpec>[] {
-  return sameNamespace.filter((we) => labelsMatch(selector, workloadLabels(we)));
+  const keys = selector ? Object.keys(selector) : [];
+  if (keys.length === 0) return [...sameNamespace];
+  const index = labelIndexOf(sameNamespace);
+  let candidates: readonly ConfigResource<WorkloadEntrySpec>[] | undefined;
+  for (const k of keys) {
+    const holders = index.get(labelKey(k, selector![k]));
+    if (!holders) return [];
+    if (!candidates || holders.length < candidates.length) candidates = holders;
+  }
+  return candidates!.filter((we) => labelsMatch(selector, workloadLabels(we)));
+}
+
+/** A namespace's WorkloadEntries by label (`key`, `value`), once per list of them (a build groups them afresh). */
+const labelIndexes = new WeakMap<readonly ConfigResource<WorkloadEntrySpec>[], Map<string, ConfigResource<WorkloadEntrySpec>[]>>();
+
+function labelIndexOf(workloads: readonly ConfigResource<WorkloadEntrySpec>[]): Map<string, ConfigResource<WorkloadEntrySpec>[]> {
+  let index = labelIndexes.get(workloads);
+  if (!index) {
+    index = new Map();
+    for (const we of workloads) {
+      const labels = workloadLabels(we);
+      for (const k in labels) {
+        const key = labelKey(k, labels[k]);
+        const holders = index.get(key);
+        if (holders) holders.push(we);
+        else index.set(key, [we]);
+      }
+    }
+    labelIndexes.set(workloads, index);
+  }
+  return index;
+}
+
+/** A NUL cannot appear in a label, so no two pairs read alike. */
+function labelKey(key: string, value: string): string {
+  return `${key}\u0000${value}`;
 }
 
 /** WorkloadEntries of the service's namespace whose labels its selector matches (an empty selector selects none). */

@@ -54,7 +54,7 @@ describe('registry builder: a push rebuilds only what its change touched', () =>
     expect(diffRegistries(first, second)).to.deep.equal({ services: new Set(), endpoints: new Set(), workloadAddresses: new Set() });
   });
 
-  it('a moved WorkloadEntry rebuilds its own service only; the diff names that host and the addresses of its workloads', () => {
+  it('a moved WorkloadEntry rebuilds its own service only; the diff names that host and the addresses that left and came', () => {
     const builder = new RegistryBuilder();
     const before = builder.build(entries, workloads);
     const index = workloads.findIndex((w) => w.metadata.name === 'svc-1-2' && w.metadata.namespace === 'ns-b');
@@ -68,7 +68,23 @@ describe('registry builder: a push rebuilds only what its change touched', () =>
       expect(after.endpoints.get(host), host).to.equal(before.endpoints.get(host));
     }
     expect(after.endpoints.get(moved)!.get(80)!.map((e) => e.address)).to.deep.equal(['10.2.1.1', '10.9.9.9']);
-    expect(diffRegistries(before, after)).to.deep.equal({ services: new Set(), endpoints: new Set([moved]), workloadAddresses: new Set(['10.2.1.1', '10.2.1.2', '10.9.9.9']) });
+    // 10.2.1.1's own endpoint did not change: its proxy's inbound config stays as it is.
+    expect(diffRegistries(before, after)).to.deep.equal({ services: new Set(), endpoints: new Set([moved]), workloadAddresses: new Set(['10.2.1.2', '10.9.9.9']) });
+  });
+
+  it('names the address of a WorkloadEntry whose labels changed in place, and no other address of its service', () => {
+    const builder = new RegistryBuilder();
+    const before = builder.build(entries, workloads);
+    const index = workloads.findIndex((w) => w.metadata.name === 'svc-1-2' && w.metadata.namespace === 'ns-b');
+    const relabelled = workload('ns-b', 'svc-1-2', 'app-1', workloads[index].spec.address!);
+    relabelled.spec.labels = { ...relabelled.spec.labels, version: 'v2' };
+    workloads[index] = relabelled;
+    const after = builder.build(entries, workloads);
+    expect(diffRegistries(before, after)).to.deep.equal({
+      services: new Set(),
+      endpoints: new Set(['svc-1.ns-b.svc.cluster.local']),
+      workloadAddresses: new Set([relabelled.spec.address]),
+    });
   });
 
   it('follows WorkloadEntries that join, leave or change labels, and ServiceEntries that change or go', () => {
