@@ -206,6 +206,8 @@ export class PushCoordinator {
     this.snapshot = snapshot;
     this.version += 1;
     const push = new PushContext(pushVersion(this.version), snapshot, registry, contextOptions, cache);
+    const endpointsOnly = !full && diff.services.size === 0 && changes.every((c) => c.kind === 'WorkloadEntry') && registryEvents.every((e) => e.what === 'endpoints');
+    if (endpointsOnly && this.current) push.inheritTopology(this.current);
     this.current = push;
     const virtualServices = snapshot.get('VirtualService')?.length ?? 0;
     this.observer.pushContextBuilt(Number(process.hrtime.bigint() - started) / 1e9, registry.services.size, virtualServices);

@@ -32,6 +32,10 @@ export class PushContext {
   private readonly memo = new Map<string, unknown>();
   /** Per-push memo of values that belong to one proxy (see memoizeFor). */
   private readonly proxyMemo = new WeakMap<object, Map<string, unknown>>();
+  /** Values that read services and config but no endpoints (see memoizeTopology). */
+  private readonly topologyMemo = new Map<string, unknown>();
+  /** The previous push's topology values, when this push changed nothing but endpoints since it. */
+  private inheritedTopology: ReadonlyMap<string, unknown> | undefined;
   /** The mesh config of this push: generators read it here, so one push never mixes two versions. */
   readonly mesh: MeshConfigValues;
 
@@ -183,6 +187,29 @@ export class PushContext {
     if (this.memo.has(key)) return this.memo.get(key) as T;
     const value = build();
     this.memo.set(key, value);
+    return value;
+  }
+
+  /**
+   * Says this push changed nothing but endpoints since `previous`: the same services, config
+   * and mesh config. What `previous` memoized with memoizeTopology then holds here too, so an
+   * endpoint push does not work out every namespace's scope again. Only the previous push's
+   * own values are read, never its predecessors': pushes do not hold on to each other.
+   */
+  inheritTopology(previous: PushContext): void {
+    const same = previous.mesh === this.mesh && previous.options.domain === this.options.domain && previous.options.rootNamespace === this.options.rootNamespace;
+    this.inheritedTopology = same ? previous.topologyMemo : undefined;
+  }
+
+  /**
+   * Like `memoize`, for values that read only services and config (never endpoints): kept
+   * from the previous push when that one changed only endpoints (see inheritTopology).
+   */
+  memoizeTopology<T>(key: string, build: () => T): T {
+    if (this.topologyMemo.has(key)) return this.topologyMemo.get(key) as T;
+    const inherited = this.inheritedTopology;
+    const value = inherited?.has(key) ? (inherited.get(key) as T) : build();
+    this.topologyMemo.set(key, value);
     return value;
   }
 

@@ -9,7 +9,7 @@ import { PUSH_ORDER, TypeUrl, XdsTypeUrl } from '../envoy/type-urls';
  * For one proxy and one change: the types to regenerate, each for all its names, only some, or
  * only the resources of some hosts (a delta CDS push after service definitions changed).
  */
-export type PushPlan = Map<XdsTypeUrl, 'all' | Set<string> | HostScope>;
+export type PushPlan = Map<XdsTypeUrl, 'all' | ReadonlySet<string> | HostScope>;
 
 /** Only the resources that belong to these hosts can differ; the rest is not visited. */
 export interface HostScope {
@@ -34,7 +34,8 @@ export function planPush(
   change: ChangeSet, proxy: Proxy, push: PushContext, watchedEds: ReadonlySet<string> | undefined, protocol: 'sotw' | 'delta' = 'sotw',
 ): PushPlan {
   const plan: PushPlan = new Map();
-  const { kinds, full, edsHosts } = readChange(change);
+  const reading = readChange(change);
+  const { kinds, full, edsHosts } = reading;
   if (full) {
     for (const t of PUSH_ORDER) if (t !== TypeUrl.NameTable || wantsNameTable(proxy)) plan.set(t, 'all');
     return plan;
@@ -54,17 +55,15 @@ export function planPush(
     plan.set(TypeUrl.Listener, 'all');
     plan.set(TypeUrl.RouteConfiguration, 'all');
   }
-  if ([...kinds].some((k) => POLICY_KINDS.includes(k))) plan.set(TypeUrl.Listener, 'all');
+  if (reading.policy) plan.set(TypeUrl.Listener, 'all');
   // Clients choose mTLS toward a destination from its PeerAuthentication (auto mTLS).
   if (kinds.has('PeerAuthentication')) plan.set(TypeUrl.Cluster, 'all');
 
   if (kinds.has('DestinationRule') || kinds.has('Sidecar')) {
     // Subset membership may have moved: refresh every watched cluster.
     plan.set(TypeUrl.ClusterLoadAssignment, 'all');
-  } else if (edsHosts.size > 0) {
-    const names = new Set<string>();
-    const byHost = watchedEds ? clustersByHost(watchedEds) : undefined;
-    for (const host of edsHosts) for (const name of byHost?.get(host) ?? []) names.add(name);
+  } else if (edsHosts.size > 0 && watchedEds) {
+    const names = edsNamesOf(reading, watchedEds);
     if (names.size > 0) plan.set(TypeUrl.ClusterLoadAssignment, names);
   }
   if (change.endpoints.size > 0) {
@@ -73,7 +72,7 @@ export function planPush(
     const ownInstancesMoved = proxy.ips.some((ip) => change.workloadAddresses.has(ip));
     if (ownInstancesMoved) plan.set(TypeUrl.Listener, 'all');
     if (proxy.generator !== 'grpc') {
-      const inline = [...change.endpoints].filter((h) => push.service(h)?.resolution !== 'STATIC');
+      const inline = inlineHostsOf(reading, change, push);
       const clusters = plan.get(TypeUrl.Cluster);
       const hostScoped = protocol === 'delta' && proxy.generator === '' && (clusters === undefined || isHostScope(clusters));
       if (ownInstancesMoved || (inline.length > 0 && !hostScoped)) plan.set(TypeUrl.Cluster, 'all');
@@ -85,13 +84,25 @@ export function planPush(
 
 const POLICY_KINDS = ['RequestAuthentication', 'AuthorizationPolicy', 'PeerAuthentication'];
 
-/** What every proxy's plan reads of a change, worked out once per change (one is planned for thousands of proxies). */
+/**
+ * What every proxy's plan reads of a change, worked out once per change (one is planned for
+ * thousands of proxies), and what follows from it for the proxies sharing a subscription.
+ */
 interface ChangeReading {
   kinds: ReadonlySet<string>;
   /** Everything is pushed: a full change, or a kind whose effect is not narrowed down. */
   full: boolean;
+  /** A policy kind changed: every proxy's listeners. */
+  policy: boolean;
   /** Hosts whose load assignments can differ. */
   edsHosts: ReadonlySet<string>;
+  /**
+   * The load assignments to push, per EDS subscription (subscriptions are shared and never
+   * edited in place): proxies with the same subscription get the same Set, read only.
+   */
+  edsNames: WeakMap<ReadonlySet<string>, ReadonlySet<string>>;
+  /** Changed endpoint hosts whose clusters carry their endpoints inline (not EDS), in the push they were read from. */
+  inline?: { push: PushContext; hosts: readonly string[] };
 }
 
 const readings = new WeakMap<ChangeSet, ChangeReading>();
@@ -101,13 +112,32 @@ function readChange(change: ChangeSet): ChangeReading {
   if (!reading) {
     const kinds = new Set([...change.configs].map((k) => k.split('/')[0]));
     const full = change.full || [...kinds].some((k) => !ROUTING_KINDS.includes(k) && !POLICY_KINDS.includes(k) && k !== 'WorkloadEntry');
-    reading = { kinds, full, edsHosts: new Set([...change.endpoints, ...change.services]) };
+    const policy = [...kinds].some((k) => POLICY_KINDS.includes(k));
+    reading = { kinds, full, policy, edsHosts: new Set([...change.endpoints, ...change.services]), edsNames: new WeakMap() };
     readings.set(change, reading);
   }
   return reading;
 }
 
-export function isHostScope(scope: 'all' | Set<string> | HostScope): scope is HostScope {
+/** The watched load assignments of the hosts whose endpoints can differ, once per subscription. */
+function edsNamesOf(reading: ChangeReading, watched: ReadonlySet<string>): ReadonlySet<string> {
+  let names = reading.edsNames.get(watched);
+  if (!names) {
+    const byHost = clustersByHost(watched);
+    const found = new Set<string>();
+    for (const host of reading.edsHosts) for (const name of byHost.get(host) ?? []) found.add(name);
+    reading.edsNames.set(watched, (names = found));
+  }
+  return names;
+}
+
+/** Changed endpoint hosts whose services are not resolved by EDS (their clusters list the endpoints), once per push. */
+function inlineHostsOf(reading: ChangeReading, change: ChangeSet, push: PushContext): readonly string[] {
+  if (reading.inline?.push !== push) reading.inline = { push, hosts: [...change.endpoints].filter((h) => push.service(h)?.resolution !== 'STATIC') };
+  return reading.inline.hosts;
+}
+
+export function isHostScope(scope: 'all' | ReadonlySet<string> | HostScope): scope is HostScope {
   return scope !== 'all' && !(scope instanceof Set);
 }
 

@@ -62,11 +62,29 @@ function heldOf(watch: WatchState, hosts: ReadonlySet<string>): string[] {
 export function namesToGenerate(watch: WatchState, scope: ResponseScope, protocol: 'sotw' | 'delta', typeUrl: XdsTypeUrl): readonly string[] | undefined {
   if (isHostScope(scope)) scope = 'all';
   const subscribed = watch.names;
-  if (subscribed) return scope === 'all' ? sharedNameList(subscribed) : [...scope].filter((n) => subscribed.has(n));
+  if (subscribed) return scope === 'all' ? sharedNameList(subscribed) : subscribedOf(scope, subscribed);
   // A state-of-the-world LDS or CDS response lists everything, whatever changed.
   if (scope !== 'all' && protocol === 'sotw' && isStateOfTheWorldType(typeUrl)) return undefined;
   if (scope !== 'all') return [...scope];
   return undefined;
+}
+
+/**
+ * The names of `scope` the proxy subscribed to, as a shared list (see name-lists): a push's
+ * scope and a subscription are both shared by thousands of proxies, so the list, and what a
+ * generator builds for it, is made once per pair.
+ */
+const intersections = new WeakMap<ReadonlySet<string>, WeakMap<ReadonlySet<string>, readonly string[]>>();
+
+function subscribedOf(scope: ReadonlySet<string>, subscribed: ReadonlySet<string>): readonly string[] {
+  let bySubscription = intersections.get(scope);
+  if (!bySubscription) intersections.set(scope, (bySubscription = new WeakMap()));
+  let list = bySubscription.get(subscribed);
+  if (!list) {
+    list = sharedNameList(new Set([...scope].filter((n) => subscribed.has(n))));
+    bySubscription.set(subscribed, list);
+  }
+  return list;
 }
 
 /**

@@ -79,6 +79,18 @@ spec:
       expect([...(plan.get(TypeUrl.ClusterLoadAssignment) as Set<string>)]).to.deep.equal(['outbound|80||a.foo.svc.cluster.local']);
     });
 
+    it('gives the proxies of one subscription the same EDS names for one change, and other names for another change', () => {
+      const endpointChange = change({ endpoints: new Set(['a.foo.svc.cluster.local']), configs: new Set(['WorkloadEntry/foo/w']) });
+      const other = proxyOf('10.0.0.7', 'foo');
+      const first = planPush(endpointChange, sidecar, push, watched, 'delta').get(TypeUrl.ClusterLoadAssignment);
+      expect(planPush(endpointChange, other, push, watched, 'delta').get(TypeUrl.ClusterLoadAssignment)).to.equal(first, 'one Set for both');
+      expect([...(first as Set<string>)]).to.deep.equal(['outbound|80||a.foo.svc.cluster.local']);
+      const narrower = new Set(['outbound|80||b.foo.svc.cluster.local']);
+      expect(planPush(endpointChange, other, push, narrower, 'delta').has(TypeUrl.ClusterLoadAssignment)).to.equal(false, 'that subscription holds none of the host\'s clusters');
+      const bChange = change({ endpoints: new Set(['b.foo.svc.cluster.local']), configs: new Set(['WorkloadEntry/foo/x']) });
+      expect([...(planPush(bChange, sidecar, push, watched, 'delta').get(TypeUrl.ClusterLoadAssignment) as Set<string>)]).to.deep.equal(['outbound|80||b.foo.svc.cluster.local']);
+    });
+
     it('an endpoint change moving the proxy\'s own workload also refreshes its listeners and clusters', () => {
       const plan = planPush(change({ endpoints: new Set(['a.foo.svc.cluster.local']), workloadAddresses: new Set(['10.0.0.9']) }), sidecar, push, watched);
       expect(plan.get(TypeUrl.Listener)).to.equal('all');

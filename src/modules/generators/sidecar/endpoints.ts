@@ -36,7 +36,7 @@ function listKey(names: readonly string[]): string | undefined {
 }
 
 function loadAssignments(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, names: readonly string[] | undefined): XdsResource[] {
-  const inScope = push.memoize(`${ctx.memoPrefix}/scope-hosts/${scope.key}`, () => new Map(scope.services.map((s) => [s.hostname, s])));
+  const inScope = hostsOf(scope);
   const out: XdsResource[] = [];
   for (const name of names ?? edsClusterNames(push, proxy, scope)) {
     const parsed = parseClusterName(name);
@@ -50,6 +50,15 @@ function loadAssignments(ctx: SidecarContext, push: PushContext, proxy: Proxy, s
     if (body) out.push({ name, body });
   }
   return out;
+}
+
+/** A scope's services by host, once per scope (kept as long as the scope is, across endpoint pushes too). */
+const scopeHosts = new WeakMap<SidecarScope, ReadonlyMap<string, Service>>();
+
+function hostsOf(scope: SidecarScope): ReadonlyMap<string, Service> {
+  let hosts = scopeHosts.get(scope);
+  if (!hosts) scopeHosts.set(scope, (hosts = new Map(scope.services.map((s) => [s.hostname, s]))));
+  return hosts;
 }
 
 /** The EDS clusters of the scope, for a wildcard EDS request. */

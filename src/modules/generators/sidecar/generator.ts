@@ -2,6 +2,7 @@ import { inject, injectable, optional } from 'inversify';
 import { mtlsOptionsKey, resolveMtlsOptions, TlsModeEndpointMetadata } from '../../security/mtls';
 import { TypeUrl } from '../../envoy/type-urls';
 import { GenerateRequest, XdsGenerator, XdsResource } from '../../model/generator';
+import { PushContext } from '../../model/push-context';
 import { sidecarClusters } from './clusters';
 import { sidecarEndpoints } from './endpoints';
 import { sidecarListeners } from './listeners';
@@ -27,6 +28,8 @@ export class SidecarGenerator implements XdsGenerator {
   private readonly memoPrefix = `sidecar#${instances++}`;
   private readonly options: Partial<SidecarGeneratorOptions>;
   private context: { key: string; ctx: SidecarContext } | undefined;
+  /** The context each push was generated with: worked out once per push, not once per proxy and type. */
+  private readonly contexts = new WeakMap<PushContext, SidecarContext>();
 
   constructor(@inject(SidecarGeneratorOptionsToken) @optional() options: Partial<SidecarGeneratorOptions> = {}) {
     this.options = options;
@@ -35,7 +38,8 @@ export class SidecarGenerator implements XdsGenerator {
 
   generate(request: GenerateRequest): XdsResource[] {
     const { push, proxy, names } = request;
-    const ctx = this.ctx();
+    let ctx = this.contexts.get(push);
+    if (!ctx) this.contexts.set(push, (ctx = this.ctx()));
     switch (request.typeUrl) {
       case TypeUrl.Cluster:
         return sidecarClusters(ctx, push, proxy, names, request.hosts);
@@ -52,7 +56,8 @@ export class SidecarGenerator implements XdsGenerator {
 
   /**
    * The context from the options as they are now: the mesh config parts (path normalization,
-   * trust domain, auto mTLS) follow the live mesh config, so it is rebuilt when they change.
+   * trust domain, auto mTLS) follow the live mesh config, so it is rebuilt when they change
+   * (read once per push: one push never mixes two versions).
    */
   private ctx(): SidecarContext {
     const options = this.options;

@@ -68,7 +68,8 @@ export function sidecarScope(push: PushContext, proxy: Proxy): SidecarScope {
 function findScope(push: PushContext, proxy: Proxy): SidecarScope {
   const sidecar = push.sidecarFor(proxy);
   const key = `${proxy.namespace}|${sidecar ? resourceKey(sidecar) : ''}`;
-  return push.memoize(`sidecar-scope/${key}`, () => buildScope(push, proxy.namespace, key, sidecar));
+  // Services and Sidecars only: an endpoint push keeps the previous push's scopes.
+  return push.memoizeTopology(`sidecar-scope/${key}`, () => buildScope(push, proxy.namespace, key, sidecar));
 }
 
 const CATCH_ALL: EgressListener = { hosts: ['*/*'] };
