@@ -17,12 +17,17 @@ export class Semaphore {
 
   /** Resolves when `weight` units are taken; the caller must `release` the same weight. */
   acquire(weight = 1): Promise<void> {
+    if (this.tryAcquire(weight)) return Promise.resolve();
     const want = Math.min(weight, this.capacity);
-    if (this.waiters === 0 && this.taken + want <= this.capacity) {
-      this.taken += want;
-      return Promise.resolve();
-    }
     return new Promise((resolve) => this.waiting.push({ weight: want, resolve }));
+  }
+
+  /** Takes `weight` units now if they are free and nobody waits before; false otherwise (nothing taken). */
+  tryAcquire(weight = 1): boolean {
+    const want = Math.min(weight, this.capacity);
+    if (this.waiters > 0 || this.taken + want > this.capacity) return false;
+    this.taken += want;
+    return true;
   }
 
   release(weight = 1): void {

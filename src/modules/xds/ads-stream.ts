@@ -52,7 +52,7 @@ interface PendingPush {
 }
 
 /** A response gRPC has not taken after this long counts in pilot_xds_write_timeout. */
-const WRITE_TIMEOUT_MS = 30_000;
+export const WRITE_TIMEOUT_MS = 30_000;
 
 export abstract class AdsStream<Request = unknown, Response extends PlannedResponse = PlannedResponse> {
   private isClosed = false;
@@ -60,8 +60,8 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   private chain: Promise<void> = Promise.resolve();
   private pending?: PendingPush;
   private scheduled = false;
-  /** Fails the write in progress, if any (the stream closed). */
-  private abortWrite?: () => void;
+  /** The write in progress, if any: when it started, and what fails it (the stream closed, or it took too long). */
+  private inFlight?: { startedAt: number; fail: (err?: Error | null) => void };
 
   constructor(
     readonly conn: XdsConnection,
@@ -101,7 +101,19 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   /** The stream is gone: nothing more is sent, and the write in progress fails. */
   close(): void {
     this.isClosed = true;
-    this.abortWrite?.();
+    this.inFlight?.fail(new Error('stream closed'));
+  }
+
+  /**
+   * Fails the write in progress when gRPC has not taken it within WRITE_TIMEOUT_MS
+   * (pilot_xds_write_timeout). The server checks its streams now and then: a timer per write
+   * cost more than the write itself on a push to thousands of proxies.
+   */
+  checkWrite(now: number): void {
+    const flight = this.inFlight;
+    if (!flight || now - flight.startedAt < WRITE_TIMEOUT_MS) return;
+    this.options.observer.writeTimeout();
+    flight.fail(new Error(`write not taken within ${WRITE_TIMEOUT_MS} ms`));
   }
 
   /** Ends the stream from this side (the server is stopping). */
@@ -226,21 +238,23 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
    * every response in memory; the grpc-js stream's own buffer counts messages, not bytes. A
    * stream closing meanwhile fails the write (grpc-js never calls back for a cancelled call).
    */
-  async write(body: OutgoingMessage): Promise<void> {
-    if (this.closed) throw new Error('stream closed');
-    await new Promise<void>((resolve, reject) => {
-      const done = (err?: Error | null) => {
-        clearTimeout(timer);
-        this.abortWrite = undefined;
-        if (err) reject(err);
-        else resolve();
+  write(body: OutgoingMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('stream closed'));
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const flight = {
+        startedAt: Date.now(),
+        // The first of the write callback, a close and the timeout settles the write.
+        fail: (err?: Error | null) => {
+          if (settled) return;
+          settled = true;
+          if (this.inFlight === flight) this.inFlight = undefined;
+          if (err) reject(err);
+          else resolve();
+        },
       };
-      const timer = setTimeout(() => {
-        this.options.observer.writeTimeout();
-        done(new Error(`write not taken within ${WRITE_TIMEOUT_MS} ms`));
-      }, WRITE_TIMEOUT_MS);
-      this.abortWrite = () => done(new Error('stream closed'));
-      this.call.write(body, (err?: Error | null) => done(err));
+      this.inFlight = flight;
+      this.call.write(body, flight.fail);
     });
   }
 

@@ -4,7 +4,7 @@ import { structToJson } from '../envoy/struct';
 import { SHORT_TYPE } from '../envoy/type-urls';
 import { DeltaDiscoveryRequest, DiscoveryRequest } from '../envoy/discovery-requests';
 import { AdsCall, AdsProtocol } from './ads-service';
-import { AdsStream, StreamServices } from './ads-stream';
+import { AdsStream, StreamServices, WRITE_TIMEOUT_MS } from './ads-stream';
 import { XdsConnection } from './connection';
 import { DeltaStream } from './delta-stream';
 import { RateLimiter } from './rate-limiter';
@@ -20,6 +20,8 @@ import { XdsAuthError, XdsStreamAuth } from './stream-auth';
  */
 export class OpenStreams {
   private readonly streams = new Map<XdsConnection, AdsStream>();
+  /** Checks the streams' writes for timeouts while any stream is open (see AdsStream.checkWrite). */
+  private writeChecks: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly services: StreamServices,
@@ -64,6 +66,7 @@ export class OpenStreams {
       stream.close();
       // A stream refused or dropped while authenticating was never counted.
       if (!this.streams.delete(stream.conn)) return;
+      if (this.streams.size === 0) this.stopCheckingWrites();
       this.services.options.observer.connections(-1);
       for (const [typeUrl, w] of stream.conn.watched) if (w.rejected) this.services.options.observer.rejectCleared(SHORT_TYPE[typeUrl], stream.conn.proxy.id);
       log.info(`closed connection for node:${stream.conn.proxy.id}`);
@@ -99,6 +102,7 @@ export class OpenStreams {
     }
     if (stream.closed) return false;
     this.streams.set(conn, stream);
+    this.checkWrites();
     observer.connections(1);
     log.info(`new ${conn.protocol === 'delta' ? 'delta ' : ''}connection for node:${conn.proxy.id}`, {
       peer: conn.peer,
@@ -107,6 +111,20 @@ export class OpenStreams {
     });
     this.tellListeners('connected', conn);
     return true;
+  }
+
+  private checkWrites(): void {
+    if (this.writeChecks) return;
+    this.writeChecks = setInterval(() => {
+      const now = Date.now();
+      for (const s of this.streams.values()) s.checkWrite(now);
+    }, WRITE_CHECK_INTERVAL_MS);
+    this.writeChecks.unref();
+  }
+
+  private stopCheckingWrites(): void {
+    clearInterval(this.writeChecks);
+    this.writeChecks = undefined;
   }
 
   private tellListeners(event: 'connected' | 'disconnected', conn: XdsConnection): void {
@@ -119,3 +137,6 @@ export class OpenStreams {
     }
   }
 }
+
+/** How often open streams' writes are checked: a write times out between WRITE_TIMEOUT_MS and this much later. */
+const WRITE_CHECK_INTERVAL_MS = Math.min(1000, WRITE_TIMEOUT_MS);

@@ -53,8 +53,13 @@ export class Responder {
     private readonly budget: WriteBudget,
   ) {}
 
-  async respond<R extends PlannedResponse>(response: ResponseToPrepare<R>): Promise<ResponseOutcome> {
-    const donePreparing = await this.budget.startPreparing();
+  respond<R extends PlannedResponse>(response: ResponseToPrepare<R>): Promise<ResponseOutcome> {
+    // Most responses find a slot free: they go on without a turn through the promise queue.
+    const slot = this.budget.startPreparingNow();
+    return slot ? this.prepareInSlot(response, slot) : this.budget.startPreparing().then((s) => this.prepareInSlot(response, s));
+  }
+
+  private async prepareInSlot<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> {
     try {
       return await this.prepareAndSend(response, donePreparing);
     } finally {
@@ -87,7 +92,7 @@ export class Responder {
     // the encoded response is what takes memory.
     const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
     if (!planned) return { wrote: false, kept };
-    const reserved = await this.budget.reserve(typeUrl, planned.resources, planned.runs);
+    const reserved = this.budget.reserveNow(typeUrl, planned.resources, planned.runs) ?? (await this.budget.reserve(typeUrl, planned.resources, planned.runs));
     try {
       if (stream.closed) return nothing;
       planned.recordSent();

@@ -35,6 +35,15 @@ export class WriteBudget {
    */
   async startPreparing(): Promise<() => void> {
     await this.preparing.acquire();
+    return this.preparingSlot();
+  }
+
+  /** startPreparing without waiting: the slot when one is free now, undefined otherwise (a push to thousands of proxies mostly finds one). */
+  startPreparingNow(): (() => void) | undefined {
+    return this.preparing.tryAcquire() ? this.preparingSlot() : undefined;
+  }
+
+  private preparingSlot(): () => void {
     let prepared = false;
     return () => {
       if (prepared) return;
@@ -48,11 +57,15 @@ export class WriteBudget {
    * returns the bytes reserved: `release` them once the socket has the response.
    */
   async reserve(typeUrl: string, resources: readonly XdsResource[], runs?: readonly (readonly XdsResource[])[]): Promise<number> {
-    let reserved = RESPONSE_OVERHEAD;
-    if (runs) for (const run of runs) reserved += runSize(typeUrl, run);
-    else reserved += estimatedSize(typeUrl, resources);
+    const reserved = responseSize(typeUrl, resources, runs);
     await this.bytes.acquire(reserved);
     return reserved;
+  }
+
+  /** reserve without waiting: the bytes reserved when they fit now, undefined otherwise. */
+  reserveNow(typeUrl: string, resources: readonly XdsResource[], runs?: readonly (readonly XdsResource[])[]): number | undefined {
+    const reserved = responseSize(typeUrl, resources, runs);
+    return this.bytes.tryAcquire(reserved) ? reserved : undefined;
   }
 
   release(reserved: number): void {
@@ -62,6 +75,13 @@ export class WriteBudget {
 
 /** About what a response takes besides its resources. */
 const RESPONSE_OVERHEAD = 256;
+
+function responseSize(typeUrl: string, resources: readonly XdsResource[], runs?: readonly (readonly XdsResource[])[]): number {
+  let size = RESPONSE_OVERHEAD;
+  if (runs) for (const run of runs) size += runSize(typeUrl, run);
+  else size += estimatedSize(typeUrl, resources);
+  return size;
+}
 
 /** About what `resources` take in a response once encoded (the Any wrapping, names, versions). */
 function estimatedSize(typeUrl: string, resources: readonly XdsResource[]): number {

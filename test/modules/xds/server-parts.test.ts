@@ -10,6 +10,12 @@ import { newWatchState, versionMarker, XdsConnection } from '../../../src/module
 import { XdsObserver } from '../../../src/modules/xds/observer';
 import { keepRemovedResources, namesToGenerate, planDeltaResponse, planSotwResponse } from '../../../src/modules/xds/response-planner';
 import { XdsServer, XdsServerOptions, XdsServerOptionsToken } from '../../../src/modules/xds/server';
+import { WRITE_TIMEOUT_MS } from '../../../src/modules/xds/ads-stream';
+import type { AdsCall } from '../../../src/modules/xds/ads-service';
+import { DeltaStream } from '../../../src/modules/xds/delta-stream';
+import { PushQueue } from '../../../src/modules/xds/push-queue';
+import { Responder } from '../../../src/modules/xds/responder';
+import { proxyOf } from '../../helpers/push';
 import { resourceVersion } from '../../../src/modules/xds/versions';
 import { WriteBudget } from '../../../src/modules/xds/write-budget';
 import { resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
@@ -185,6 +191,53 @@ describe('xDS server parts', () => {
       expect(key(own.slice(0, 2))).to.equal(key(own.slice(0, 2)));
       expect(key(own.slice(0, 2))).to.not.equal(key([own[0], { name: 'in-1', body: own[2].body }]));
       expect(key(own.slice(0, 2))).to.not.equal(key(own));
+    });
+  });
+
+  describe('a stream\'s writes', () => {
+    /** A stream whose call takes writes and calls back only when told to. */
+    function streamWithHeldWrites(): { stream: DeltaStream; timeouts: () => number; release: () => void } {
+      const logging = new Logging('pilot-discovery');
+      logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'none' });
+      let timeouts = 0;
+      const observer = new Proxy({}, { get: (_t, name) => (name === 'writeTimeout' ? () => (timeouts += 1) : () => undefined) }) as XdsObserver;
+      const held: Array<() => void> = [];
+      const call = { write: (_body: Buffer, cb: () => void) => held.push(cb), end() {}, emit() {} } as unknown as AdsCall;
+      const options = { controlPlaneId: 'test', logger: logging.scope('ads'), observer, currentPush: () => undefined };
+      const responder = new Responder({ generators: new Map(), logger: logging.scope('ads'), observer }, new WriteBudget());
+      const stream = new DeltaStream(new XdsConnection(proxyOf('10.0.0.1', 'foo'), 'delta', 'test'), call, { options, queue: new PushQueue(1), responder });
+      return { stream, timeouts: () => timeouts, release: () => held.splice(0).forEach((cb) => cb()) };
+    }
+
+    it('fails a write gRPC has not taken within the write timeout, once, counting it', async () => {
+      const { stream, timeouts, release } = streamWithHeldWrites();
+      let outcome: string | undefined;
+      const write = stream.write(Buffer.from('x')).then(() => (outcome = 'written'), (err: Error) => (outcome = err.message));
+      stream.checkWrite(Date.now() + WRITE_TIMEOUT_MS - 1000);
+      await sleep(5);
+      expect(outcome).to.equal(undefined, 'not yet');
+      stream.checkWrite(Date.now() + WRITE_TIMEOUT_MS + 1);
+      await write;
+      expect(outcome).to.equal(`write not taken within ${WRITE_TIMEOUT_MS} ms`);
+      stream.checkWrite(Date.now() + 2 * WRITE_TIMEOUT_MS);
+      release(); // gRPC calling back late changes nothing
+      expect(timeouts()).to.equal(1);
+    });
+
+    it('completes a write when gRPC takes it, and fails the one in progress when the stream closes', async () => {
+      const { stream, timeouts, release } = streamWithHeldWrites();
+      const first = stream.write(Buffer.from('a'));
+      release();
+      await first;
+      let failure: Error | undefined;
+      const second = stream.write(Buffer.from('b')).catch((err: Error) => (failure = err));
+      stream.close();
+      await second;
+      expect(failure?.message).to.equal('stream closed');
+      await stream.write(Buffer.from('c')).catch((err: Error) => (failure = err));
+      expect(failure?.message).to.equal('stream closed');
+      stream.checkWrite(Date.now() + 2 * WRITE_TIMEOUT_MS);
+      expect(timeouts()).to.equal(0);
     });
   });
 

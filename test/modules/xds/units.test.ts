@@ -168,6 +168,27 @@ spec:
       expect(peak).to.equal(2);
       expect(order).to.deep.equal([1, 2, 3, 4, 5]);
     });
+
+    it('lets I/O run while thousands of quick jobs go through, without a turn of the event loop per job', async () => {
+      const queue = new PushQueue(100);
+      let turns = 0;
+      let counting = true;
+      const countTurns = () => {
+        if (!counting) return;
+        turns += 1;
+        setImmediate(countTurns);
+      };
+      setImmediate(countTurns);
+      // Each job busy for 0.1 ms: 3,000 of them take about 300 ms, which I/O must not wait out.
+      const busy = () => {
+        const until = performance.now() + 0.1;
+        while (performance.now() < until);
+      };
+      await Promise.all(Array.from({ length: 3000 }, () => queue.run(async () => busy())));
+      counting = false;
+      expect(turns, 'the event loop turned while the jobs ran').to.be.greaterThan(20);
+      expect(turns, 'not once per job').to.be.lessThan(1500);
+    });
   });
 
   describe('RateLimiter (PILOT_MAX_REQUESTS_PER_SECOND)', () => {
@@ -197,6 +218,19 @@ spec:
       await Promise.all([b, c]);
       expect(order).to.deep.equal(['b', 'c']);
       expect(budget.inUse).to.equal(60);
+    });
+
+    it('takes units at once only when they fit and nobody waits before (tryAcquire)', async () => {
+      const budget = new Semaphore(100);
+      expect(budget.tryAcquire(70)).to.equal(true);
+      expect(budget.tryAcquire(40)).to.equal(false, 'does not fit');
+      expect(budget.inUse).to.equal(70);
+      const waiting = budget.acquire(40);
+      expect(budget.tryAcquire(10)).to.equal(false, 'would fit, but the waiter came first');
+      budget.release(70);
+      await waiting;
+      expect(budget.tryAcquire(10)).to.equal(true);
+      expect(budget.inUse).to.equal(50);
     });
 
     it('lets a response larger than the whole budget go alone', async () => {
