@@ -56,19 +56,19 @@ export class Responder {
   respond<R extends PlannedResponse>(response: ResponseToPrepare<R>): Promise<ResponseOutcome> {
     // Most responses find a slot free: they go on without a turn through the promise queue.
     const slot = this.budget.startPreparingNow();
-    return slot ? this.prepareInSlot(response, slot) : this.budget.startPreparing().then((s) => this.prepareInSlot(response, s));
+    return slot ? this.prepareAndSend(response, slot) : this.budget.startPreparing().then((s) => this.prepareAndSend(response, s));
   }
 
-  private async prepareInSlot<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> {
+  /** Builds, encodes and writes one response; frees its preparation slot once its write has started, or it ends otherwise. */
+  private async prepareAndSend<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> {
     try {
-      return await this.prepareAndSend(response, donePreparing);
+      return await this.prepareAndSendInSlot(response, donePreparing);
     } finally {
       donePreparing();
     }
   }
 
-  /** Builds, encodes and writes one response; calls `donePreparing` once its write has started. */
-  private async prepareAndSend<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> {
+  private prepareAndSendInSlot<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> | ResponseOutcome {
     const { stream, typeUrl, watch, push, scope, requested, keepRemoved } = response;
     const { conn } = stream;
     const short = SHORT_TYPE[typeUrl];
@@ -92,23 +92,33 @@ export class Responder {
     // the encoded response is what takes memory.
     const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
     if (!planned) return { wrote: false, kept };
-    const reserved = this.budget.reserveNow(typeUrl, planned.resources, planned.runs) ?? (await this.budget.reserve(typeUrl, planned.resources, planned.runs));
-    try {
-      if (stream.closed) return nothing;
-      planned.recordSent();
-      const content = { protocol: conn.protocol, typeUrl, version: push.version, resources: planned.resources, removed: planned.removed, runs: planned.runs };
-      const encoding = this.encodings.encodingFor(content, watch, (nonce) => stream.encodeResponse(typeUrl, planned, push.version, nonce));
-      this.options.observer.encoded(short, encoding.reused);
-      // send() hands the response to the stream before its first await.
-      const sent = this.send(stream, typeUrl, watch, push, encoding.nonce, encoding.body, resources.length, buildSeconds, kept);
+    // Most responses fit at once: only those that must wait for room go through a promise.
+    const now = this.budget.reserveNow(typeUrl, planned.resources, planned.runs);
+    const send = (reserved: number): Promise<ResponseOutcome> | ResponseOutcome => {
+      if (stream.closed) {
+        this.budget.release(reserved);
+        return nothing;
+      }
+      let sent: Promise<ResponseOutcome>;
+      try {
+        planned.recordSent();
+        const content = { protocol: conn.protocol, typeUrl, version: push.version, resources: planned.resources, removed: planned.removed, runs: planned.runs };
+        const encoding = this.encodings.encodingFor(content, watch, (nonce) => stream.encodeResponse(typeUrl, planned, push.version, nonce));
+        this.options.observer.encoded(short, encoding.reused);
+        sent = this.send(stream, typeUrl, watch, push, encoding.nonce, encoding.body, resources.length, buildSeconds, kept);
+      } catch (err) {
+        this.budget.release(reserved);
+        throw err;
+      }
+      // The stream has the response: the next one may be prepared meanwhile.
       donePreparing();
-      return await sent;
-    } finally {
-      this.budget.release(reserved);
-    }
+      return sent.finally(() => this.budget.release(reserved));
+    };
+    return now !== undefined ? send(now) : this.budget.reserve(typeUrl, planned.resources, planned.runs).then(send);
   }
 
-  private async send<R extends PlannedResponse>(
+  /** Hands the response to the stream before it returns; resolves once gRPC has taken it (or failed). */
+  private send<R extends PlannedResponse>(
     stream: AdsStream<unknown, R>, typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, nonce: string, body: OutgoingMessage, count: number, buildSeconds: number, kept: boolean,
   ): Promise<ResponseOutcome> {
     const { conn } = stream;
@@ -117,17 +127,19 @@ export class Responder {
     watch.versionSent = push.version;
     watch.sentAt = Date.now();
     const sendStarted = process.hrtime.bigint();
-    try {
-      await stream.write(body);
-    } catch (err) {
-      this.options.observer.sendError(short);
-      this.options.logger.warn(`${short.toUpperCase()}: send failure for node:${conn.proxy.id}: ${(err as Error).message}`);
-      return { wrote: false, kept: false };
-    }
-    this.options.observer.pushed(short, body.length, buildSeconds, Number(process.hrtime.bigint() - sendStarted) / 1e9);
-    if (this.options.logger.enabled('debug')) {
-      this.options.logger.debug(`${short.toUpperCase()}: PUSH node:${conn.proxy.id} resources:${count} size:${body.length} nonce:${nonce}`);
-    }
-    return { wrote: true, kept };
+    return stream.write(body).then(
+      () => {
+        this.options.observer.pushed(short, body.length, buildSeconds, Number(process.hrtime.bigint() - sendStarted) / 1e9);
+        if (this.options.logger.enabled('debug')) {
+          this.options.logger.debug(`${short.toUpperCase()}: PUSH node:${conn.proxy.id} resources:${count} size:${body.length} nonce:${nonce}`);
+        }
+        return { wrote: true, kept };
+      },
+      (err: Error) => {
+        this.options.observer.sendError(short);
+        this.options.logger.warn(`${short.toUpperCase()}: send failure for node:${conn.proxy.id}: ${err.message}`);
+        return { wrote: false, kept: false };
+      },
+    );
   }
 }
