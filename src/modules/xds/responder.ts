@@ -62,59 +62,47 @@ export class Responder {
   /** Builds, encodes and writes one response; frees its preparation slot once its write has started, or it ends otherwise. */
   private async prepareAndSend<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> {
     try {
-      return await this.prepareAndSendInSlot(response, donePreparing);
-    } finally {
-      donePreparing();
-    }
-  }
-
-  private prepareAndSendInSlot<R extends PlannedResponse>(response: ResponseToPrepare<R>, donePreparing: () => void): Promise<ResponseOutcome> | ResponseOutcome {
-    const { stream, typeUrl, watch, push, scope, requested, keepRemoved } = response;
-    const { conn } = stream;
-    const short = SHORT_TYPE[typeUrl];
-    const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
-    if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
-    const started = process.hrtime.bigint();
-    const names = namesToGenerate(watch, scope, conn.protocol, typeUrl);
-    const hosts = hostsToGenerate(watch, scope, conn.protocol);
-    const nothing = { wrote: false, kept: false };
-    if (names && names.length === 0 && !requested) return nothing;
-    let resources: XdsResource[];
-    try {
-      resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names, hosts });
-    } catch (err) {
-      this.options.observer.buildError(short);
-      throw err;
-    }
-    const kept = keepRemoved && keepRemovedResources(watch, resources, hosts);
-    const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    // Decide what to send, then wait for room under the write budget before encoding it:
-    // the encoded response is what takes memory.
-    const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
-    if (!planned) return { wrote: false, kept };
-    // Most responses fit at once: only those that must wait for room go through a promise.
-    const now = this.budget.reserveNow(typeUrl, planned.resources, planned.runs);
-    const send = (reserved: number): Promise<ResponseOutcome> | ResponseOutcome => {
-      if (stream.closed) {
-        this.budget.release(reserved);
-        return nothing;
-      }
-      let sent: Promise<ResponseOutcome>;
+      const { stream, typeUrl, watch, push, scope, requested, keepRemoved } = response;
+      const { conn } = stream;
+      const short = SHORT_TYPE[typeUrl];
+      const generator = this.options.generators.get(conn.proxy.generator) ?? this.options.generators.get('');
+      if (!generator) throw new Error(`no generator for GENERATOR=${conn.proxy.generator}`);
+      const started = process.hrtime.bigint();
+      const names = namesToGenerate(watch, scope, conn.protocol, typeUrl);
+      const hosts = hostsToGenerate(watch, scope, conn.protocol);
+      const nothing = { wrote: false, kept: false };
+      if (names && names.length === 0 && !requested) return nothing;
+      let resources: XdsResource[];
       try {
+        resources = names && names.length === 0 ? [] : generator.generate({ proxy: conn.proxy, push, typeUrl, names, hosts });
+      } catch (err) {
+        this.options.observer.buildError(short);
+        throw err;
+      }
+      const kept = keepRemoved && keepRemovedResources(watch, resources, hosts);
+      const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // Decide what to send, then wait for room under the write budget before encoding it:
+      // the encoded response is what takes memory.
+      const planned = stream.planResponse(typeUrl, watch, resources, names, requested, hosts);
+      if (!planned) return { wrote: false, kept };
+      // Most responses fit at once: only those that must wait for room take a turn through a promise.
+      const reserved = this.budget.reserveNow(typeUrl, planned.resources, planned.runs) ?? (await this.budget.reserve(typeUrl, planned.resources, planned.runs));
+      try {
+        if (stream.closed) return nothing;
         planned.recordSent();
         const content = { protocol: conn.protocol, typeUrl, version: push.version, resources: planned.resources, removed: planned.removed, runs: planned.runs };
         const encoding = this.encodings.encodingFor(content, watch, (nonce) => stream.encodeResponse(typeUrl, planned, push.version, nonce));
         this.options.observer.encoded(short, encoding.reused);
-        sent = this.send(stream, typeUrl, watch, push, encoding.nonce, encoding.body, resources.length, buildSeconds, kept);
-      } catch (err) {
+        const sent = this.send(stream, typeUrl, watch, push, encoding.nonce, encoding.body, resources.length, buildSeconds, kept);
+        // The stream has the response: the next one may be prepared meanwhile.
+        donePreparing();
+        return await sent;
+      } finally {
         this.budget.release(reserved);
-        throw err;
       }
-      // The stream has the response: the next one may be prepared meanwhile.
+    } finally {
       donePreparing();
-      return sent.finally(() => this.budget.release(reserved));
-    };
-    return now !== undefined ? send(now) : this.budget.reserve(typeUrl, planned.resources, planned.runs).then(send);
+    }
   }
 
   /** Hands the response to the stream before it returns; resolves once gRPC has taken it (or failed). */

@@ -11,7 +11,7 @@ import {
 import { inboundClusterName } from '../../model/naming';
 import { inboundDependencies, inboundKey, inboundPorts } from './inbound';
 import { encodeNamed, pick, SidecarContext } from './options';
-import { configKey, sidecarScope } from './scope';
+import { configKey, scopeHosts, sidecarScope } from './scope';
 
 export const PASSTHROUGH_CLUSTER = 'PassthroughCluster';
 export const BLACKHOLE_CLUSTER = 'BlackHoleCluster';
@@ -49,7 +49,7 @@ export function sidecarClusters(
     );
   };
   if (hosts) {
-    const inScope = push.memoize(`${ctx.memoPrefix}/scope-hosts/${scope.key}`, () => new Map(scope.services.map((s) => [s.hostname, s])));
+    const inScope = scopeHosts(scope);
     const out: XdsResource[] = [];
     for (const host of hosts) {
       const service = inScope.get(host);

@@ -10,7 +10,7 @@ import { concatRuns, XdsResource } from '../../model/generator';
 import { buildLoadAssignment } from '../common';
 import { outboundClusterName, parseClusterName } from '../../model/naming';
 import { SidecarContext } from './options';
-import { configKey, SidecarScope, sidecarScope } from './scope';
+import { configKey, scopeHosts, SidecarScope, sidecarScope } from './scope';
 
 /**
  * What a proxy gets reads its scope and the DestinationRules it sees (`configKey`) and the
@@ -36,7 +36,7 @@ function listKey(names: readonly string[]): string | undefined {
 }
 
 function loadAssignments(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, names: readonly string[] | undefined): XdsResource[] {
-  const inScope = hostsOf(scope);
+  const inScope = scopeHosts(scope);
   const out: XdsResource[] = [];
   for (const name of names ?? edsClusterNames(push, proxy, scope)) {
     const parsed = parseClusterName(name);
@@ -50,15 +50,6 @@ function loadAssignments(ctx: SidecarContext, push: PushContext, proxy: Proxy, s
     if (body) out.push({ name, body });
   }
   return out;
-}
-
-/** A scope's services by host, once per scope (kept as long as the scope is, across endpoint pushes too). */
-const scopeHosts = new WeakMap<SidecarScope, ReadonlyMap<string, Service>>();
-
-function hostsOf(scope: SidecarScope): ReadonlyMap<string, Service> {
-  let hosts = scopeHosts.get(scope);
-  if (!hosts) scopeHosts.set(scope, (hosts = new Map(scope.services.map((s) => [s.hostname, s]))));
-  return hosts;
 }
 
 /** The EDS clusters of the scope, for a wildcard EDS request. */

@@ -72,6 +72,15 @@ function findScope(push: PushContext, proxy: Proxy): SidecarScope {
   return push.memoizeTopology(`sidecar-scope/${key}`, () => buildScope(push, proxy.namespace, key, sidecar));
 }
 
+/** A scope's services by host, once per scope (kept as long as the scope is, across endpoint pushes too). */
+const hostsOfScopes = new WeakMap<SidecarScope, ReadonlyMap<string, Service>>();
+
+export function scopeHosts(scope: SidecarScope): ReadonlyMap<string, Service> {
+  let hosts = hostsOfScopes.get(scope);
+  if (!hosts) hostsOfScopes.set(scope, (hosts = new Map(scope.services.map((s) => [s.hostname, s]))));
+  return hosts;
+}
+
 const CATCH_ALL: EgressListener = { hosts: ['*/*'] };
 
 function buildScope(push: PushContext, namespace: string, key: string, sidecar: ConfigResource<SidecarSpec> | undefined): SidecarScope {
