@@ -30,6 +30,10 @@ export class PushContext {
   private readonly vsByNamespace = new Map<string, ConfigResource<VirtualServiceSpec>[]>();
   private readonly drByHost = new Map<string, ConfigResource<DestinationRuleSpec>[]>();
   private readonly memo = new Map<string, unknown>();
+  /** The xDS cache's epoch when this push was built (see `cached`). */
+  private readonly cacheEpoch: number;
+  /** Per-push memo of `cached` values, by type, where the cache is off or this push is not the newest. */
+  private readonly cachedMemo = new Map<CachedType, Map<string, unknown>>();
   /** Per-push memo of values that belong to one proxy (see memoizeFor). */
   private readonly proxyMemo = new WeakMap<object, Map<string, unknown>>();
   /** Values that read services and config but no endpoints (see memoizeTopology). */
@@ -49,6 +53,7 @@ export class PushContext {
     private readonly cache?: XdsCache,
   ) {
     this.mesh = options.mesh ?? DEFAULT_MESH_CONFIG;
+    this.cacheEpoch = cache?.epoch ?? 0;
     this.services = [...registry.services.values()];
     for (const vs of this.resources<VirtualServiceSpec>('VirtualService')) {
       const list = this.vsByNamespace.get(vs.metadata.namespace) ?? [];
@@ -231,12 +236,24 @@ export class PushContext {
    * Like `memoize`, and also kept across pushes in the xDS cache until a change touches one of
    * `dependencies` (`host:<hostname>`, `kind:<Kind>`, `services` = any service definition).
    * The key must name every other input.
+   *
+   * The newest push reads and fills the cache directly, at one lookup: no change evicts
+   * during a push, so the cache is the push's memo too (an entry dropped because the cache is
+   * full is built again when next asked for, with this push's same inputs). A push built before the cache's latest
+   * invalidation (one whose jobs are still running when the next push is built) neither reads
+   * nor fills it; it keeps what it builds in its own memo.
    */
   cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: () => T): T {
     const cache = this.cache;
-    if (!cache) return this.memoize(`${type}/${key}`, build);
-    return this.memoize(`${type}/${key}`, () => cache.get(type, key, dependencies, build));
+    if (cache && cache.epoch === this.cacheEpoch && cache.enabled(type)) return cache.get(type, key, dependencies, build);
+    let memo = this.cachedMemo.get(type);
+    if (!memo) this.cachedMemo.set(type, (memo = new Map()));
+    if (memo.has(key)) return memo.get(key) as T;
+    const value = build();
+    memo.set(key, value);
+    return value;
   }
+
 }
 
 /** `reviews` in namespace `ns` → `reviews.ns.svc.<domain>`; names with a dot and `*` stay. */

@@ -2,8 +2,8 @@
  * The xDS cache (PILOT_ENABLE_XDS_CACHE): encoded resources kept across pushes, so a push
  * rebuilds only what its change touched. Each entry lists the dependencies it was built
  * from as tags (`host:<hostname>`, `kind:<Kind>`, `services`, `address:<workload ip>`); a push evicts the entries
- * whose tags its change names. Least recently used entries go when the cache is full
- * (PILOT_XDS_CACHE_SIZE).
+ * whose tags its change names. When the cache is full (PILOT_XDS_CACHE_SIZE), the oldest entry
+ * not read since eviction last passed it goes (second chance, an approximate least recently used).
  */
 export type CachedType = 'cds' | 'eds' | 'rds' | 'lds';
 
@@ -15,8 +15,11 @@ export interface XdsCacheObserver {
 
 interface Entry {
   type: CachedType;
+  key: string;
   value: unknown;
   tags: readonly string[];
+  /** Read since eviction last came round to it (second chance). */
+  used: boolean;
 }
 
 export interface XdsCacheOptions {
@@ -27,11 +30,25 @@ export interface XdsCacheOptions {
 }
 
 export class XdsCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly byTag = new Map<string, Set<string>>();
-  private readonly counts = new Map<CachedType, number>();
+  /** Entries by type, then key: no key is built per lookup (a push looks up thousands). */
+  private readonly byType = new Map<CachedType, Map<string, Entry>>();
+  /** Every entry, oldest first: where eviction looks. */
+  private readonly order = new Set<Entry>();
+  private readonly byTag = new Map<string, Set<Entry>>();
+  private epochNow = 0;
 
-  constructor(private readonly options: XdsCacheOptions) {}
+  constructor(private readonly options: XdsCacheOptions) {
+    for (const type of options.types) this.byType.set(type, new Map());
+  }
+
+  /**
+   * Counts invalidations and clears. A push context notes it when it is built: a push built
+   * before the latest invalidation must not store what it builds, or a job of an older push
+   * still running could put back what the newer push's change just evicted.
+   */
+  get epoch(): number {
+    return this.epochNow;
+  }
 
   enabled(type: CachedType): boolean {
     return this.options.types.has(type);
@@ -39,25 +56,26 @@ export class XdsCache {
 
   /** The entry of `key`, else `build()` kept under `tags` (a function: worked out only on a miss). */
   get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: () => T): T {
-    if (!this.enabled(type)) return build();
-    const id = `${type}/${key}`;
-    const hit = this.entries.get(id);
+    const entries = this.byType.get(type);
+    if (!entries) return build();
+    const hit = entries.get(key);
     if (hit) {
-      // Re-insert: Map order is the recency order.
-      this.entries.delete(id);
-      this.entries.set(id, hit);
+      // A hit only marks the entry: moving it to the back on every read cost more than the
+      // read. Eviction gives a marked entry a second chance instead (an approximate LRU).
+      hit.used = true;
       this.options.observer?.read(true);
       return hit.value as T;
     }
     this.options.observer?.read(false);
     const value = build();
     if (typeof tags === 'function') tags = tags();
-    this.entries.set(id, { type, value, tags });
-    this.counts.set(type, (this.counts.get(type) ?? 0) + 1);
+    const entry: Entry = { type, key, value, tags, used: false };
+    entries.set(key, entry);
+    this.order.add(entry);
     for (const tag of tags) {
-      let ids = this.byTag.get(tag);
-      if (!ids) this.byTag.set(tag, (ids = new Set()));
-      ids.add(id);
+      let held = this.byTag.get(tag);
+      if (!held) this.byTag.set(tag, (held = new Set()));
+      held.add(entry);
     }
     this.trim();
     this.reportSize(type);
@@ -66,13 +84,13 @@ export class XdsCache {
 
   /** Evicts every entry depending on one of `tags`. */
   invalidate(tags: Iterable<string>): void {
+    this.epochNow += 1;
     let count = 0;
     const touched = new Set<CachedType>();
     for (const tag of tags) {
-      for (const id of this.byTag.get(tag) ?? []) {
-        const entry = this.entries.get(id);
-        if (!entry) continue;
-        this.remove(id, entry);
+      for (const entry of this.byTag.get(tag) ?? []) {
+        if (!this.order.has(entry)) continue;
+        this.remove(entry);
         touched.add(entry.type);
         count += 1;
       }
@@ -83,39 +101,47 @@ export class XdsCache {
   }
 
   clear(): void {
-    const count = this.entries.size;
-    this.entries.clear();
+    this.epochNow += 1;
+    const count = this.order.size;
+    for (const entries of this.byType.values()) entries.clear();
+    this.order.clear();
     this.byTag.clear();
-    this.counts.clear();
     if (count > 0) this.options.observer?.evicted('clear', count);
     for (const t of this.options.types) this.reportSize(t);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.order.size;
   }
 
+  /** Over the size, the oldest entry not read since it was last looked at goes; a read one goes to the back, unmarked. */
   private trim(): void {
     let count = 0;
-    while (this.entries.size > this.options.maxEntries) {
-      const [id, entry] = this.entries.entries().next().value as [string, Entry];
-      this.remove(id, entry);
+    while (this.order.size > this.options.maxEntries) {
+      const oldest = this.order.values().next().value as Entry;
+      if (oldest.used) {
+        oldest.used = false;
+        this.order.delete(oldest);
+        this.order.add(oldest);
+        continue;
+      }
+      this.remove(oldest);
       count += 1;
     }
     if (count > 0) this.options.observer?.evicted('size', count);
   }
 
-  private remove(id: string, entry: Entry): void {
-    this.entries.delete(id);
-    this.counts.set(entry.type, (this.counts.get(entry.type) ?? 1) - 1);
+  private remove(entry: Entry): void {
+    this.byType.get(entry.type)?.delete(entry.key);
+    this.order.delete(entry);
     for (const tag of entry.tags) {
-      const ids = this.byTag.get(tag);
-      ids?.delete(id);
-      if (ids?.size === 0) this.byTag.delete(tag);
+      const held = this.byTag.get(tag);
+      held?.delete(entry);
+      if (held?.size === 0) this.byTag.delete(tag);
     }
   }
 
   private reportSize(type: CachedType): void {
-    this.options.observer?.size(type, this.counts.get(type) ?? 0);
+    this.options.observer?.size(type, this.byType.get(type)?.size ?? 0);
   }
 }

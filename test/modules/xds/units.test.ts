@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ChangeSet } from '../../../src/modules/model/generator';
 import { XdsCache } from '../../../src/modules/model/xds-cache';
+import { PushContext } from '../../../src/modules/model/push-context';
 import { Debouncer } from '../../../src/modules/shared/debouncer';
 import { mergeChanges, planPush } from '../../../src/modules/xds/push-plan';
 import { PushQueue } from '../../../src/modules/xds/push-queue';
@@ -137,6 +138,39 @@ spec:
       expect(cache.size).to.equal(2);
       expect(cache.get('eds', 'b', ['host:b'], build('B2'))).to.equal('B2');
       expect(events).to.include('dependency:1').and.include('size:1');
+    });
+
+    it('gives an entry read since eviction last passed it a second chance, and evicts the oldest unread one', () => {
+      const cache = new XdsCache({ maxEntries: 3, types: new Set(['eds']) });
+      for (const k of ['a', 'b', 'c']) cache.get('eds', k, [], () => k.toUpperCase());
+      cache.get('eds', 'a', [], () => 'rebuilt');
+      cache.get('eds', 'b', [], () => 'rebuilt');
+      cache.get('eds', 'd', [], () => 'D'); // a and b were read: c, the oldest unread, goes
+      expect(cache.size).to.equal(3);
+      expect(cache.get('eds', 'a', [], () => 'rebuilt')).to.equal('A');
+      expect(cache.get('eds', 'b', [], () => 'rebuilt')).to.equal('B');
+      expect(cache.get('eds', 'c', [], () => 'C2')).to.equal('C2');
+    });
+
+    it('never stores what a push built before the latest invalidation (an older push\'s job still running)', () => {
+      const cache = new XdsCache({ maxEntries: 100, types: new Set(['eds']) });
+      const config = new Map();
+      const registry = pushOf('').registry;
+      const older = new PushContext('1', config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' }, cache);
+      cache.invalidate(['host:a']); // the next push's change evicts host a
+      const newer = new PushContext('2', config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' }, cache);
+      let olderBuilds = 0;
+      const fromOlder = () => {
+        olderBuilds += 1;
+        return 'endpoints of push 1';
+      };
+      expect(older.cached('eds', 'a', ['host:a'], fromOlder)).to.equal('endpoints of push 1');
+      expect(older.cached('eds', 'a', ['host:a'], fromOlder)).to.equal('endpoints of push 1');
+      expect(olderBuilds, 'the older push keeps its own value for itself').to.equal(1);
+      expect(cache.size, 'and does not put it back into the cache').to.equal(0);
+      expect(newer.cached('eds', 'a', ['host:a'], () => 'endpoints of push 2')).to.equal('endpoints of push 2');
+      expect(newer.cached('eds', 'a', ['host:a'], () => 'built twice')).to.equal('endpoints of push 2');
+      expect(cache.size).to.equal(1);
     });
 
     it('does not cache types that are switched off (PILOT_ENABLE_RDS_CACHE=false)', () => {

@@ -48,12 +48,19 @@ function encodeRouteConfiguration(ctx: SidecarContext, push: PushContext, proxy:
   const used = new Set<string>();
   const w = protobufLibrary().Writer.create();
   w.uint32((1 << 3) | 2).string(name);
+  const viewer = virtualHostViewer(ctx, push, proxy);
   for (const { service, port } of entry?.http ?? []) {
-    const vh = cachedVirtualHost(ctx, push, proxy, service, port);
+    const vh = cachedVirtualHost(viewer, push, proxy, service, port);
+    if (!takesAnyTaken(vh.domains, used)) {
+      // The usual case, a table of thousands of hosts: no domain taken, the host goes as it is.
+      for (const d of vh.domains) used.add(d);
+      w.uint32((2 << 3) | 2).bytes(vh.body);
+      continue;
+    }
     const domains = vh.domains.filter((d) => !used.has(d));
     if (domains.length === 0) continue;
-    domains.forEach((d) => used.add(d));
-    w.uint32((2 << 3) | 2).bytes(domains.length === vh.domains.length ? vh.body : encodeMessage(VIRTUAL_HOST, { ...vh.message, domains }));
+    for (const d of domains) used.add(d);
+    w.uint32((2 << 3) | 2).bytes(encodeMessage(VIRTUAL_HOST, { ...vh.message, domains }));
   }
   w.uint32((2 << 3) | 2).bytes(encodeMessage(VIRTUAL_HOST, catchAllVirtualHost(catchAllMode(proxy, scope, entry))));
   // validate_clusters, as the whole message would encode it.
@@ -73,9 +80,9 @@ interface CachedVirtualHost {
  * matches on them, its labels; the service, its VirtualService and DestinationRule, and the
  * services that VirtualService routes to (a destination without a port takes its only one).
  */
-function cachedVirtualHost(ctx: SidecarContext, push: PushContext, proxy: Proxy, service: Service, port: ServicePort): CachedVirtualHost {
-  const viewer = `${proxy.namespace}|${labelSensitive(push) ? labelsKey(proxy.labels) : ''}`;
-  const key = `${ctx.memoPrefix}/vh/${viewer}/${service.hostname}/${port.number}/${port.name}/${port.protocol}`;
+function cachedVirtualHost(viewer: VirtualHostViewer, push: PushContext, proxy: Proxy, service: Service, port: ServicePort): CachedVirtualHost {
+  const { ctx } = viewer;
+  const key = `${viewer.keyPrefix}${service.hostname}/${port.number}/${port.name}/${port.protocol}`;
   // Worked out on a miss only: most lookups are hits, and walking the VirtualService is not free.
   const dependencies = () => {
     const vs = push.virtualServiceFor(service.hostname, proxy.namespace);
@@ -85,6 +92,21 @@ function cachedVirtualHost(ctx: SidecarContext, push: PushContext, proxy: Proxy,
     const message = buildVirtualHost(push, proxy, service, port, { forGrpc: false, absoluteFqdn: ctx.absoluteFqdnDomain, altHosts: true });
     return { message, domains: message.domains as string[], body: encodeMessage(VIRTUAL_HOST, message) };
   });
+}
+
+/** Who sees a virtual host, as its cache key begins: worked out once per route table, not per host. */
+interface VirtualHostViewer {
+  ctx: SidecarContext;
+  keyPrefix: string;
+}
+
+function virtualHostViewer(ctx: SidecarContext, push: PushContext, proxy: Proxy): VirtualHostViewer {
+  return { ctx, keyPrefix: `${ctx.memoPrefix}/vh/${proxy.namespace}|${labelSensitive(push) ? labelsKey(proxy.labels) : ''}/` };
+}
+
+function takesAnyTaken(domains: readonly string[], taken: ReadonlySet<string>): boolean {
+  for (const d of domains) if (taken.has(d)) return true;
+  return false;
 }
 
 /** `host:` tags of every host a VirtualService names (destinations, mirrors...), qualified in its namespace. */
