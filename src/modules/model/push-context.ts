@@ -239,21 +239,21 @@ export class PushContext {
    *
    * The newest push reads and fills the cache directly, at one lookup: no change evicts
    * during a push, so the cache is the push's memo too (an entry dropped because the cache is
-   * full is built again when next asked for, with this push's same inputs). A push built before the cache's latest
-   * invalidation (one whose jobs are still running when the next push is built) neither reads
-   * nor fills it; it keeps what it builds in its own memo.
+   * full is built again when next asked for, with this push's same inputs). A push built
+   * before the cache's latest invalidation (one whose jobs are still running when the next
+   * push is built) still reads it, but keeps what it builds in its own memo: stored, it could
+   * put back what the newer push's change just evicted.
    */
   cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: () => T): T {
-    const cache = this.cache;
-    if (cache && cache.epoch === this.cacheEpoch && cache.enabled(type)) return cache.get(type, key, dependencies, build);
+    const cache = this.cache?.enabled(type) ? this.cache : undefined;
+    if (cache && cache.epoch === this.cacheEpoch) return cache.get(type, key, dependencies, build);
     let memo = this.cachedMemo.get(type);
     if (!memo) this.cachedMemo.set(type, (memo = new Map()));
     if (memo.has(key)) return memo.get(key) as T;
-    const value = build();
+    const value = cache?.peek<T>(type, key) ?? build();
     memo.set(key, value);
     return value;
   }
-
 }
 
 /** `reviews` in namespace `ns` → `reviews.ns.svc.<domain>`; names with a dot and `*` stay. */

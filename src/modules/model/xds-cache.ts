@@ -82,6 +82,15 @@ export class XdsCache {
     return value;
   }
 
+  /** The entry of `key` if there is one, without building or storing anything (it counts as read). */
+  peek<T>(type: CachedType, key: string): T | undefined {
+    const hit = this.byType.get(type)?.get(key);
+    if (!hit) return undefined;
+    hit.used = true;
+    this.options.observer?.read(true);
+    return hit.value as T;
+  }
+
   /** Evicts every entry depending on one of `tags`. */
   invalidate(tags: Iterable<string>): void {
     this.epochNow += 1;
