@@ -9,6 +9,7 @@ import { FilterRegistry } from '../../../src/modules/proxy/http/filter-registry'
 import { Router } from '../../../src/modules/proxy/http/router';
 import { ClusterManager } from '../../../src/modules/proxy/upstream/cluster-manager';
 import { TestContext } from './filters/support';
+import { unansweredEndpoint, UnansweredEndpoint } from '../../helpers/unanswered-endpoint';
 
 /** What the upstream app saw of one request. */
 interface Seen {
@@ -37,8 +38,10 @@ describe('built-in proxy router: the upstream exchange', () => {
   const upstreamConnections = new Set<net.Socket>();
   let connectionsSeen = 0;
   let lastAborted: Promise<void> | undefined;
+  let unanswered: UnansweredEndpoint;
 
   before(async () => {
+    unanswered = await unansweredEndpoint();
     app = http.createServer((req, res) => {
       const hash = createHash('sha256');
       let bytes = 0;
@@ -96,6 +99,7 @@ describe('built-in proxy router: the upstream exchange', () => {
     clusters.applyClusters(new Map([
       ['app', staticCluster('app', appPort)],
       ['gone', staticCluster('gone', closedPort)],
+      ['unanswered', { ...staticCluster('unanswered', unanswered.port), connect_timeout: { seconds: 0, nanos: 300_000_000 } }],
     ]) as never);
     router = new Router(clusters);
     const config = {
@@ -106,6 +110,7 @@ describe('built-in proxy router: the upstream exchange', () => {
           domains: ['*'],
           routes: [
             { match: { prefix: '/gone' }, route: { cluster: 'gone' } },
+            { match: { prefix: '/unanswered' }, route: { cluster: 'unanswered' } },
             { match: { prefix: '/slow' }, route: { cluster: 'app', timeout: { seconds: 0, nanos: 200_000_000 } } },
             { match: { prefix: '/bad-timeout' }, route: { cluster: 'app', timeout: '0.2s' } },
             { match: { prefix: '/' }, route: { cluster: 'app' } },
@@ -126,6 +131,7 @@ describe('built-in proxy router: the upstream exchange', () => {
     await new Promise<void>((resolve) => proxy.close(() => resolve()));
     app.closeAllConnections();
     await new Promise<void>((resolve) => app.close(() => resolve()));
+    await unanswered.close();
   });
 
   interface Reply {
@@ -221,6 +227,15 @@ describe('built-in proxy router: the upstream exchange', () => {
     const reset = await send('/reset');
     expect(reset.status).to.equal(503);
     expect(reset.body.toString()).to.equal('upstream connect error or disconnect/reset before headers. reset reason: remote reset');
+  });
+
+  it("answers 503 naming a connection timeout once the cluster's connect_timeout passes without a connection", async () => {
+    const started = Date.now();
+    const reply = await send('/unanswered');
+    const tookMs = Date.now() - started;
+    expect(reply.status).to.equal(503);
+    expect(reply.body.toString()).to.equal('upstream connect error or disconnect/reset before headers. reset reason: connection timeout');
+    expect(tookMs, 'the cluster says 0.3 s').to.be.within(250, 5_000);
   });
 
   it('abandons the upstream request when the client goes away mid-answer', async () => {

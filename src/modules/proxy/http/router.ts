@@ -6,7 +6,7 @@
 import type * as http from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { HttpFilter, ProxyHttpRequest } from './filter-api';
-import { UpstreamEndpoint, UpstreamPools } from '../upstream/upstream-pools';
+import { CONNECT_TIMEOUT_CODE, UpstreamEndpoint, UpstreamPools } from '../upstream/upstream-pools';
 import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
@@ -76,7 +76,7 @@ export class Router {
     const timeoutMs = durationMs(action.timeout, 'route.timeout') ?? DEFAULT_ROUTE_TIMEOUT_MS;
     this.log?.debug(() => `cluster '${clusterName}' match for URL '${request.path}': ${request.method} to ${endpoint.address}:${endpoint.port}`);
     const transport = this.clusters.transportFor(clusterName, endpoint);
-    const pool = this.pools.poolFor(endpoint, transport);
+    const pool = this.pools.poolFor(endpoint, transport, this.clusters.cluster(clusterName)!.connectTimeoutMs);
     if (!pool) {
       sendResetReply(res, 'TLS secrets not ready');
       req.resume();
@@ -223,7 +223,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.finished) return;
     this.finished = true;
     const code = error.code ?? (error.cause as { code?: string } | undefined)?.code;
-    const reason = code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
+    const reason = code === CONNECT_TIMEOUT_CODE ? 'connection timeout' : code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' ? 'connection failure' : 'remote reset';
     const { request, endpoint, log } = this.context;
     log?.debug(() => `upstream ${endpoint.address}:${endpoint.port} failed for ${request.method} ${request.path}: ${error.message} (${reason})`);
     if (!this.res.headersSent) sendResetReply(this.res, reason);

@@ -40,10 +40,14 @@ export class UpstreamPools {
 
   constructor(private readonly idleSweepMs = IDLE_SWEEP_MS) {}
 
-  /** The pool toward `endpoint`: plain text, or `transport`'s TLS; undefined while its secrets are not ready. */
-  poolFor(endpoint: UpstreamEndpoint, transport?: UpstreamTransport): Dispatcher | undefined {
-    const key = `${endpoint.address}:${endpoint.port}`;
-    if (!transport) return this.kept(this.plain, key) ?? this.add(this.plain, key, endpoint, plainConnector);
+  /**
+   * The pool toward `endpoint`: plain text, or `transport`'s TLS; undefined while its secrets
+   * are not ready. A connection not established within `connectTimeoutMs` (the cluster's
+   * connect_timeout) fails its request.
+   */
+  poolFor(endpoint: UpstreamEndpoint, transport?: UpstreamTransport, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Dispatcher | undefined {
+    const key = `${endpoint.address}:${endpoint.port}/${connectTimeoutMs}`;
+    if (!transport) return this.kept(this.plain, key) ?? this.add(this.plain, key, endpoint, plainConnector(connectTimeoutMs));
     const options = transport.connectOptions();
     if (!options) return undefined;
     let entry = this.secure.get(transport);
@@ -56,7 +60,7 @@ export class UpstreamPools {
       entry = { context: options.secureContext, pools: new Map() };
       this.secure.set(transport, entry);
     }
-    return this.kept(entry.pools, key) ?? this.add(entry.pools, key, endpoint, tlsConnector(options));
+    return this.kept(entry.pools, key) ?? this.add(entry.pools, key, endpoint, tlsConnector(options, connectTimeoutMs));
   }
 
   /** Pools open now (plain and TLS), for tests and debugging. */
@@ -121,28 +125,44 @@ export class UpstreamPools {
   }
 }
 
-const plainConnector: Connector = ({ hostname, port }, callback) => {
-  const socket = net.connect({ host: unbracketed(hostname), port: Number(port), noDelay: true });
-  settleOnce(socket, 'connect', callback);
-};
+/** The mesh config's default connectTimeout, which ClusterManager also gives a cluster without one. */
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-function tlsConnector(options: tls.ConnectionOptions): Connector {
+/** The code a connection that took longer than the cluster's connect_timeout fails with (undici's own for it). */
+export const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
+
+function plainConnector(timeoutMs: number): Connector {
   return ({ hostname, port }, callback) => {
-    const socket = tls.connect({ ...options, host: unbracketed(hostname), port: Number(port) });
-    socket.setNoDelay(true);
-    settleOnce(socket, 'secureConnect', callback);
+    const socket = net.connect({ host: unbracketed(hostname), port: Number(port), noDelay: true });
+    settleOnce(socket, 'connect', timeoutMs, callback);
   };
 }
 
-function settleOnce(socket: net.Socket, ready: string, callback: buildConnector.Callback): void {
-  const onError = (error: Error): void => {
+function tlsConnector(options: tls.ConnectionOptions, timeoutMs: number): Connector {
+  return ({ hostname, port }, callback) => {
+    const socket = tls.connect({ ...options, host: unbracketed(hostname), port: Number(port) });
+    socket.setNoDelay(true);
+    settleOnce(socket, 'secureConnect', timeoutMs, callback);
+  };
+}
+
+/** Hands the socket on once `ready`, or the error it failed with, or a timeout after `timeoutMs` (the socket then destroyed). */
+function settleOnce(socket: net.Socket, ready: string, timeoutMs: number, callback: buildConnector.Callback): void {
+  const settle = (error: Error | null): void => {
+    clearTimeout(timer);
     socket.removeListener(ready, onReady);
-    callback(error, null);
-  };
-  const onReady = (): void => {
     socket.removeListener('error', onError);
-    callback(null, socket);
+    if (error) callback(error, null);
+    else callback(null, socket);
   };
+  const onError = (error: Error): void => settle(error);
+  const onReady = (): void => settle(null);
+  const timer = setTimeout(() => {
+    const error = Object.assign(new Error(`connect timeout after ${timeoutMs} ms`), { code: CONNECT_TIMEOUT_CODE });
+    // Listeners first: destroying must not report a second, unrelated error.
+    settle(error);
+    socket.destroy();
+  }, timeoutMs);
   socket.once(ready, onReady);
   socket.once('error', onError);
 }
