@@ -32,8 +32,6 @@ export class PushContext {
   private readonly memo = new Map<string, unknown>();
   /** The xDS cache's epoch when this push was built (see `cached`). */
   private readonly cacheEpoch: number;
-  /** Per-push memo of `cached` values, by type, where the cache is off or this push is not the newest. */
-  private readonly cachedMemo = new Map<CachedType, Map<string, unknown>>();
   /** Per-push memo of values that belong to one proxy (see memoizeFor). */
   private readonly proxyMemo = new WeakMap<object, Map<string, unknown>>();
   /** Values that read services and config but no endpoints (see memoizeTopology). */
@@ -247,12 +245,7 @@ export class PushContext {
   cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: () => T): T {
     const cache = this.cache?.enabled(type) ? this.cache : undefined;
     if (cache && cache.epoch === this.cacheEpoch) return cache.get(type, key, dependencies, build);
-    let memo = this.cachedMemo.get(type);
-    if (!memo) this.cachedMemo.set(type, (memo = new Map()));
-    if (memo.has(key)) return memo.get(key) as T;
-    const value = cache?.peek<T>(type, key) ?? build();
-    memo.set(key, value);
-    return value;
+    return this.memoize(`${type}/${key}`, () => cache?.peek<T>(type, key) ?? build());
   }
 }
 

@@ -58,15 +58,8 @@ export class XdsCache {
   get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: () => T): T {
     const entries = this.byType.get(type);
     if (!entries) return build();
-    const hit = entries.get(key);
-    if (hit) {
-      // A hit only marks the entry: moving it to the back on every read cost more than the
-      // read. Eviction gives a marked entry a second chance instead (an approximate LRU).
-      hit.used = true;
-      this.options.observer?.read(true);
-      return hit.value as T;
-    }
-    this.options.observer?.read(false);
+    const hit = this.read(entries, key);
+    if (hit) return hit.value as T;
     const value = build();
     if (typeof tags === 'function') tags = tags();
     const entry: Entry = { type, key, value, tags, used: false };
@@ -82,13 +75,22 @@ export class XdsCache {
     return value;
   }
 
-  /** The entry of `key` if there is one, without building or storing anything (it counts as read). */
+  /** The entry of `key` if there is one, without building or storing anything. */
   peek<T>(type: CachedType, key: string): T | undefined {
-    const hit = this.byType.get(type)?.get(key);
-    if (!hit) return undefined;
-    hit.used = true;
-    this.options.observer?.read(true);
-    return hit.value as T;
+    const entries = this.byType.get(type);
+    return entries ? (this.read(entries, key)?.value as T | undefined) : undefined;
+  }
+
+  /**
+   * Looks `key` up and counts the read. A hit only marks the entry: moving it to the back on
+   * every read cost more than the read. Eviction gives a marked entry a second chance instead
+   * (an approximate least recently used).
+   */
+  private read(entries: ReadonlyMap<string, Entry>, key: string): Entry | undefined {
+    const hit = entries.get(key);
+    if (hit) hit.used = true;
+    this.options.observer?.read(hit !== undefined);
+    return hit;
   }
 
   /** Evicts every entry depending on one of `tags`. */

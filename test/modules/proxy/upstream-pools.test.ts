@@ -14,6 +14,7 @@ describe('built-in proxy upstream pools', () => {
   let port: number;
   let releaseSlow: (() => void) | undefined;
   let pools: UpstreamPools;
+  const CONNECT_TIMEOUT_MS = 5_000;
 
   before(async () => {
     app = http.createServer((req, res) => {
@@ -45,32 +46,32 @@ describe('built-in proxy upstream pools', () => {
 
   it('keeps a pool per endpoint while it is asked for', async () => {
     const endpoint = { address: '127.0.0.1', port };
-    const first = pools.poolFor(endpoint);
+    const first = pools.poolFor(endpoint, undefined, CONNECT_TIMEOUT_MS);
     expect(await get(first)).to.deep.equal({ status: 200, text: 'ok' });
     pools.sweep();
-    expect(pools.poolFor(endpoint), 'asked for since the last sweep').to.equal(first);
+    expect(pools.poolFor(endpoint, undefined, CONNECT_TIMEOUT_MS), 'asked for since the last sweep').to.equal(first);
     pools.sweep();
-    expect(pools.poolFor(endpoint)).to.equal(first);
+    expect(pools.poolFor(endpoint, undefined, CONNECT_TIMEOUT_MS)).to.equal(first);
     expect(pools.size).to.equal(1);
   });
 
   it('closes and forgets a pool not asked for during a whole sweep interval, and opens a new one when the endpoint is back', async () => {
     const gone = { address: '127.0.0.1', port };
-    const old = pools.poolFor(gone);
+    const old = pools.poolFor(gone, undefined, CONNECT_TIMEOUT_MS);
     expect(await get(old)).to.deep.equal({ status: 200, text: 'ok' });
     pools.sweep();
     expect(pools.size, 'one sweep is not a whole interval').to.equal(1);
     pools.sweep();
     expect(pools.size).to.equal(0);
     expect((old as unknown as { closed: boolean }).closed).to.equal(true);
-    const fresh = pools.poolFor(gone);
+    const fresh = pools.poolFor(gone, undefined, CONNECT_TIMEOUT_MS);
     expect(fresh).to.not.equal(old);
     expect(await get(fresh)).to.deep.equal({ status: 200, text: 'ok' });
   });
 
   it('never closes a pool with a request still running on it', async () => {
     const endpoint = { address: '127.0.0.1', port };
-    const pool = pools.poolFor(endpoint);
+    const pool = pools.poolFor(endpoint, undefined, CONNECT_TIMEOUT_MS);
     const slow = get(pool, '/slow');
     while (!releaseSlow) await new Promise((resolve) => setTimeout(resolve, 5));
     pools.sweep();
@@ -79,6 +80,6 @@ describe('built-in proxy upstream pools', () => {
     expect(pools.size, 'the running request keeps its pool').to.equal(1);
     releaseSlow();
     expect(await slow).to.deep.equal({ status: 200, text: 'slow done' });
-    expect(pools.poolFor(endpoint)).to.equal(pool);
+    expect(pools.poolFor(endpoint, undefined, CONNECT_TIMEOUT_MS)).to.equal(pool);
   });
 });

@@ -59,7 +59,8 @@ export class Router {
       return;
     }
     const clusterName = this.clusterOf(action, request);
-    if (!clusterName || !this.clusters.cluster(clusterName)) {
+    const cluster = clusterName ? this.clusters.cluster(clusterName) : undefined;
+    if (!clusterName || !cluster) {
       sendLocalReply(res, Number(action.cluster_not_found_response_code === 'NOT_FOUND' ? 404 : 503), '');
       req.resume();
       return;
@@ -76,7 +77,7 @@ export class Router {
     const timeoutMs = durationMs(action.timeout, 'route.timeout') ?? DEFAULT_ROUTE_TIMEOUT_MS;
     this.log?.debug(() => `cluster '${clusterName}' match for URL '${request.path}': ${request.method} to ${endpoint.address}:${endpoint.port}`);
     const transport = this.clusters.transportFor(clusterName, endpoint);
-    const pool = this.pools.poolFor(endpoint, transport, this.clusters.cluster(clusterName)!.connectTimeoutMs);
+    const pool = this.pools.poolFor(endpoint, transport, cluster.connectTimeoutMs);
     if (!pool) {
       sendResetReply(res, 'TLS secrets not ready');
       req.resume();

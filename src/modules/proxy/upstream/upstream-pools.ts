@@ -45,7 +45,7 @@ export class UpstreamPools {
    * are not ready. A connection not established within `connectTimeoutMs` (the cluster's
    * connect_timeout) fails its request.
    */
-  poolFor(endpoint: UpstreamEndpoint, transport?: UpstreamTransport, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Dispatcher | undefined {
+  poolFor(endpoint: UpstreamEndpoint, transport: UpstreamTransport | undefined, connectTimeoutMs: number): Dispatcher | undefined {
     const key = `${endpoint.address}:${endpoint.port}/${connectTimeoutMs}`;
     if (!transport) return this.kept(this.plain, key) ?? this.add(this.plain, key, endpoint, plainConnector(connectTimeoutMs));
     const options = transport.connectOptions();
@@ -124,9 +124,6 @@ export class UpstreamPools {
     this.sweeper = undefined;
   }
 }
-
-/** The mesh config's default connectTimeout, which ClusterManager also gives a cluster without one. */
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** The code a connection that took longer than the cluster's connect_timeout fails with (undici's own for it). */
 export const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
