@@ -532,7 +532,7 @@ function printSummary(res: Results, head: [string, ...string[]], row: (label: st
     );
   } else rows.push(row('client CPU (workers)', (x) => `${x.workerCpuSeconds.toFixed(1)} s`));
   console.log(table('Summary: the daemon against the transport limit (the same bytes to the same clients from a plain gRPC server)', rows));
-  console.log('  push phases include the daemon\'s file watch (100 ms) and debounce (PILOT_DEBOUNCE_AFTER, counted from the same file event); the limit run has neither');
+  console.log('  push phases include the daemon\'s file watch (50 ms) and debounce (PILOT_DEBOUNCE_AFTER, counted from the same file event, so the read happens within it); the limit run has neither');
   // On few cores the clients and the server share them: a limit the clients held back is optimistic for the daemon.
   const clientBound = res.phases.filter((x) => x.limit && x.limit.workerCpuSeconds > x.limit.serverCpuSeconds && x.limit.serverCpuSeconds >= 1).map((x) => x.name);
   if (clientBound.length) console.log(`  ${clientBound.join(', ')}: in the limit run the clients used more CPU than the server, so there the limit is partly the clients' (the ratio flatters the daemon)`);

@@ -27,7 +27,12 @@ export interface FileConfigSourceOptions {
   limits?: ConfigFileLimits;
   /** Longest one file may take to parse before it is rejected. Default 30 s. */
   parseTimeoutMs?: number;
-  /** Quiet time after the last file event before applying. Default 100 ms. */
+  /**
+   * Quiet time after the last file event before reading. Default DEFAULT_QUIET_MS (50 ms): long
+   * enough for a writer to finish a file, and short enough that the read is done before the
+   * push debounce (PILOT_DEBOUNCE_AFTER, 100 ms by default), which counts from the same event
+   * (ConfigChange.seenAt), ends: the read then adds nothing to when the push starts.
+   */
   debounceMs?: number;
   /** Longest a stream of events can postpone an apply. Default 1 s. */
   maxDebounceMs?: number;
@@ -75,6 +80,8 @@ const LOGGED_ISSUES_PER_FILE = 10;
 
 /** Entries named by watch events beyond which a resync lists the whole directory instead of looking at each. */
 const MAX_NAMED_ENTRIES = 64;
+/** The default quiet time after the last file event before reading (see FileConfigSourceOptions.debounceMs). */
+const DEFAULT_QUIET_MS = 50;
 
 /**
  * The `--configDir` source: every config file under a directory, kept in the store as the
@@ -108,7 +115,7 @@ export class FileConfigSource {
   constructor(private readonly options: FileConfigSourceOptions) {
     this.limits = options.limits ?? DEFAULT_CONFIG_FILE_LIMITS;
     this.parser = new WorkerConfigParser({ limits: this.limits, timeoutMs: options.parseTimeoutMs });
-    this.debouncer = new Debouncer<true>(options.debounceMs ?? 100, options.maxDebounceMs ?? 1000, () => true, (_, _first, lastEventAt) => this.resyncFromEvent(lastEventAt));
+    this.debouncer = new Debouncer<true>(options.debounceMs ?? DEFAULT_QUIET_MS, options.maxDebounceMs ?? 1000, () => true, (_, _first, lastEventAt) => this.resyncFromEvent(lastEventAt));
   }
 
   /** Loads every file, then watches; resolves once the initial load is in the store. */
