@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { ConfigConflict, MemoryConfigStoreOptions } from '../config/memory-store';
 import { ORCH_SOURCE_PREFIX } from '../config/orch-source';
 import { Logging, LoggingToken, ScopedLogger } from '../logging';
-import { DaemonMetrics } from '../monitoring';
+import { DaemonMetrics, labelsOf } from '../monitoring';
 import { Settings } from '../settings';
 import { CachedType, XdsCache } from '../model/xds-cache';
 import { XdsObserver } from '../xds/observer';
@@ -18,15 +18,25 @@ const REJECT_GAUGE = {
 /** The xDS server's reports as the spec's metrics. */
 export function metricsObserver(m: DaemonMetrics): XdsObserver {
   const rejectedBy = new Map<string, string>();
+  // Recorded per response and proxy of a push: deferred, off the push's path (see DeferredMetrics).
+  const later = m.deferred;
+  const ofType = labelsOf('type');
+  const encodedLabels = new Map<string, { reused: object; encoded: object }>();
+  const encodedOf = (type: string) => {
+    let labels = encodedLabels.get(type);
+    if (!labels) encodedLabels.set(type, (labels = { reused: Object.freeze({ type, result: 'reused' }), encoded: Object.freeze({ type, result: 'encoded' }) }));
+    return labels;
+  };
   return {
     connections: (delta) => m.xdsClients.inc({ version: 'unknown' }, delta),
     pushed: (type, bytes, buildSeconds, sendSeconds) => {
-      m.xdsPushes.inc({ type });
-      m.xdsConfigSize.observe({ type }, bytes);
-      m.xdsPushTime.observe({ type }, buildSeconds + sendSeconds);
-      m.xdsSendTime.observe(sendSeconds);
+      const labels = ofType(type);
+      later.inc(m.xdsPushes, labels);
+      later.observe(m.xdsConfigSize, labels, bytes);
+      later.observe(m.xdsPushTime, labels, buildSeconds + sendSeconds);
+      later.observe(m.xdsSendTime, undefined, sendSeconds);
     },
-    encoded: (type, reused) => m.xdsSharedEncodings.inc({ type, result: reused ? 'reused' : 'encoded' }),
+    encoded: (type, reused) => later.inc(m.xdsSharedEncodings, reused ? encodedOf(type).reused : encodedOf(type).encoded),
     sendError: (type) => m.xdsPushes.inc({ type: `${type}_senderr` }),
     buildError: (type) => m.xdsPushes.inc({ type: `${type}_builderr` }),
     rejected: (type, node, message) => {
@@ -43,8 +53,8 @@ export function metricsObserver(m: DaemonMetrics): XdsObserver {
       m[REJECT_GAUGE[type]].remove({ node, err });
     },
     expiredNonce: (type) => m.xdsExpiredNonce.inc({ type }),
-    queued: (seconds) => m.proxyQueueTime.observe(seconds),
-    converged: (seconds) => m.proxyConvergenceTime.observe(seconds),
+    queued: (seconds) => later.observe(m.proxyQueueTime, undefined, seconds),
+    converged: (seconds) => later.observe(m.proxyConvergenceTime, undefined, seconds),
     internalError: () => m.totalXdsInternalErrors.inc(),
     writeTimeout: () => m.xdsWriteTimeout.inc(),
   };

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { inject, injectable } from 'inversify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../shared/prom-client';
+import { DeferredMetrics } from './deferred-metrics';
 
 /*
  * The control-plane core's metrics, named exactly as in spec/01 ("Events"). Kinds map as
@@ -63,6 +64,12 @@ const CONFIG_SIZE_BYTES = [1, 10000, 1000000, 4000000, 10000000, 40000000];
 @injectable()
 export class DaemonMetrics {
   readonly registry = new Registry();
+  /**
+   * Observations of the push path (pilot_xds_pushes, pilot_xds_push_time, pilot_xds_send_time,
+   * pilot_xds_config_size_bytes, pilot_xds_shared_encodings, pilot_proxy_convergence_time,
+   * pilot_proxy_queue_time) made off the push's path; any read of those metrics sees them.
+   */
+  readonly deferred = new DeferredMetrics();
   readonly contentType = this.registry.contentType;
   readonly startTime: number;
   private readonly now: () => number;
@@ -127,18 +134,25 @@ export class DaemonMetrics {
       new Gauge<L>({ name, help, labelNames, registers });
     const histogram = <L extends string = string>(name: string, help: string, buckets: number[], labelNames: L[] = []) =>
       new Histogram<L>({ name, help, buckets, labelNames, registers });
+    // Metrics recorded once per response or proxy of a push: they may be given observations
+    // through `deferred`, which they fold in before any read.
+    const deferred = this.deferred;
+    const perPushCounter = <L extends string = string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers, collect: () => deferred.flush() });
+    const perPushHistogram = <L extends string = string>(name: string, help: string, buckets: number[], labelNames: L[] = []) =>
+      new Histogram<L>({ name, help, buckets, labelNames, registers, collect: () => deferred.flush() });
 
     this.xdsClients = gauge('pilot_xds', 'Number of endpoints connected to this daemon using xDS.', ['version']);
-    this.xdsPushes = counter('pilot_xds_pushes', 'xDS pushes, and build and send errors, for lds, rds, cds and eds.', ['type']);
-    this.xdsPushTime = histogram('pilot_xds_push_time', 'Total time in seconds Pilot takes to push lds, rds, cds and eds.', PUSH_SECONDS, ['type']);
-    this.xdsSendTime = histogram('pilot_xds_send_time', 'Total time in seconds Pilot takes to send generated configuration.', PUSH_SECONDS);
-    this.xdsConfigSize = histogram('pilot_xds_config_size_bytes', 'Distribution of configuration sizes pushed to clients.', CONFIG_SIZE_BYTES, ['type']);
-    this.proxyConvergenceTime = histogram(
+    this.xdsPushes = perPushCounter('pilot_xds_pushes', 'xDS pushes, and build and send errors, for lds, rds, cds and eds.', ['type']);
+    this.xdsPushTime = perPushHistogram('pilot_xds_push_time', 'Total time in seconds Pilot takes to push lds, rds, cds and eds.', PUSH_SECONDS, ['type']);
+    this.xdsSendTime = perPushHistogram('pilot_xds_send_time', 'Total time in seconds Pilot takes to send generated configuration.', PUSH_SECONDS);
+    this.xdsConfigSize = perPushHistogram('pilot_xds_config_size_bytes', 'Distribution of configuration sizes pushed to clients.', CONFIG_SIZE_BYTES, ['type']);
+    this.proxyConvergenceTime = perPushHistogram(
       'pilot_proxy_convergence_time',
       'Delay in seconds between config change and a proxy receiving all required configuration.',
       CONVERGENCE_SECONDS,
     );
-    this.proxyQueueTime = histogram('pilot_proxy_queue_time', 'Time in seconds a proxy is in the push queue before being dequeued.', CONVERGENCE_SECONDS);
+    this.proxyQueueTime = perPushHistogram('pilot_proxy_queue_time', 'Time in seconds a proxy is in the push queue before being dequeued.', CONVERGENCE_SECONDS);
     this.debounceTime = histogram(
       'pilot_debounce_time',
       'Delay in seconds between the first config enters debouncing and the merged push request is pushed into the push queue.',
@@ -156,7 +170,7 @@ export class DaemonMetrics {
     this.xdsRdsReject = gauge('pilot_xds_rds_reject', 'Proxies currently rejecting RDS configuration, by node and error.', ['node', 'err']);
     this.totalXdsInternalErrors = counter('pilot_total_xds_internal_errors', 'Total number of internal xDS errors in pilot.');
     this.xdsWriteTimeout = counter('pilot_xds_write_timeout', 'Pilot xDS response write timeouts.');
-    this.xdsSharedEncodings = counter(
+    this.xdsSharedEncodings = perPushCounter(
       'pilot_xds_shared_encodings',
       'xDS responses written, by type: encoded for the stream, or reused from another stream with the same response.',
       ['type', 'result'],
