@@ -30,6 +30,15 @@ export function concatRuns(runs: readonly (readonly XdsResource[])[]): XdsResour
   return list;
 }
 
+/**
+ * `concatRuns([run])` for a list handed to many proxies as it is (a push's answer to one
+ * subscription): frozen, so one list serves every proxy that asks instead of a copy each.
+ * Typed as a generator's result; see XdsGenerator.
+ */
+export function sharedList(run: readonly XdsResource[]): XdsResource[] {
+  return Object.freeze(concatRuns([run])) as XdsResource[];
+}
+
 /** The shared runs `list` is made of, if a generator said so (see concatRuns) and it was not changed since. */
 export function runsOf(list: readonly XdsResource[]): readonly (readonly XdsResource[])[] | undefined {
   const runs = runsOfList.get(list);
@@ -73,7 +82,8 @@ export interface GenerateRequest {
  * Builds the resources of one type for one proxy from a push context. Generators read
  * only the push context and the proxy (DESIGN.md §2). For a named subscription they return
  * only resources with requested names; names they know nothing of are left out (the proxy
- * then sees them as absent).
+ * then sees them as absent). The list returned may be one many proxies share (frozen, see
+ * sharedList): whoever changes it copies it first.
  */
 export interface XdsGenerator {
   generate(request: GenerateRequest): XdsResource[];

@@ -79,6 +79,8 @@ export class Responder {
         this.options.observer.buildError(short);
         throw err;
       }
+      // A list many proxies share is frozen (sharedList): this proxy's additions go to a copy.
+      if (keepRemoved && Object.isFrozen(resources)) resources = [...resources];
       const kept = keepRemoved && keepRemovedResources(watch, resources, hosts);
       const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       // Decide what to send, then wait for room under the write budget before encoding it:

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EndpointContributor } from '../../../src/modules/model/generator';
+import { EndpointContributor, runsOf } from '../../../src/modules/model/generator';
 import { buildLoadAssignment } from '../../../src/modules/generators/common';
 import { SidecarGenerator } from '../../../src/modules/generators/sidecar';
 import { decodeMessage } from '../../../src/modules/envoy/protos';
@@ -153,5 +153,21 @@ spec:
     // The other namespace's own rule defines v2 differently.
     const v2Elsewhere = decodeMessage(TypeUrl.ClusterLoadAssignment, c[1].body) as { endpoints: { lb_endpoints: unknown[] }[] };
     expect(v2Elsewhere.endpoints[0].lb_endpoints).to.deep.equal([lbEndpoint('10.0.0.1', 8080, 2)]);
+  });
+});
+
+describe('sidecar generator: EDS answers shared by a push', () => {
+  it('hands proxies of one scope asking for the same names one frozen list, made of one run', () => {
+    const push = pushOf(CONFIG);
+    const gen = new SidecarGenerator({});
+    const ask = (ip: string) => gen.generate({ proxy: proxyOf(ip, 'bookinfo', {}), push, typeUrl: TypeUrl.ClusterLoadAssignment, names: [DEFAULT, V2] });
+    const a = ask('10.0.9.8');
+    const b = ask('10.0.9.9');
+    expect(b, 'the same list, not a copy per proxy').to.equal(a);
+    expect(Object.isFrozen(a)).to.equal(true);
+    expect(runsOf(a)).to.deep.equal([a]);
+    expect(a.map((r) => r.name)).to.deep.equal([DEFAULT, V2]);
+    // Another push answers anew.
+    expect(gen.generate({ proxy: proxyOf('10.0.9.8', 'bookinfo', {}), push: pushOf(CONFIG, '2'), typeUrl: TypeUrl.ClusterLoadAssignment, names: [DEFAULT, V2] })).not.to.equal(a);
   });
 });

@@ -6,7 +6,7 @@ import { Service } from '../../registry/model';
 import { encodeResource } from '../../model/body-interning';
 import { sharedNameListId } from '../../model/name-lists';
 import { TypeUrl } from '../../envoy/type-urls';
-import { concatRuns, XdsResource } from '../../model/generator';
+import { sharedList, XdsResource } from '../../model/generator';
 import { buildLoadAssignment } from '../common';
 import { outboundClusterName, parseClusterName } from '../../model/naming';
 import { SidecarContext } from './options';
@@ -21,7 +21,7 @@ export function sidecarEndpoints(ctx: SidecarContext, push: PushContext, proxy: 
   const scope = sidecarScope(push, proxy);
   const list = names === undefined ? '*' : listKey(names);
   if (list === undefined) return loadAssignments(ctx, push, proxy, scope, names);
-  return concatRuns([push.memoize(`${ctx.memoPrefix}/eds-list/${configKey(push, proxy, scope)}/${list}`, () => loadAssignments(ctx, push, proxy, scope, names))]);
+  return push.memoize(`${ctx.memoPrefix}/eds-list/${configKey(push, proxy, scope)}/${list}`, () => sharedList(loadAssignments(ctx, push, proxy, scope, names)));
 }
 
 /** Names of up to this many clusters (an endpoint push's) are their own memo key. */
