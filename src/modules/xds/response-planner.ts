@@ -153,7 +153,7 @@ export function planSotwResponse(watch: WatchState, typeUrl: XdsTypeUrl, generat
 export class DeltaResponse implements PlannedResponse {
   constructor(
     private readonly watch: WatchState,
-    readonly resources: DeltaResource[],
+    readonly resources: readonly DeltaResource[],
     readonly removed: string[],
     /** Shared runs `resources` is made of (see concatRuns), for the wire framing and the shared encodings. */
     readonly runs?: readonly (readonly DeltaResource[])[],
@@ -182,9 +182,10 @@ export function planDeltaResponse(
 ): DeltaResponse | undefined {
   // A stream's first response, from the runs the generator shared: everything goes, as delta
   // resources made once per run.
-  const runs = watch.sent.size === 0 && !hosts ? runsOf(generated) : undefined;
-  const deltaRuns = runs?.map(deltaRun);
-  const changed: DeltaResource[] = deltaRuns ? ([] as DeltaResource[]).concat(...deltaRuns) : [];
+  const first = watch.sent.size === 0 && !hosts;
+  const shared = first || Object.isFrozen(generated) ? sharedDeltaRuns(generated) : undefined;
+  const deltaRuns = first ? shared?.runs : undefined;
+  const changed: DeltaResource[] = [];
   let known = 0;
   // Otherwise per proxy and resource, on every push: kept to a map read and (bodies are
   // interned, see body-interning) an identity check, so a push to thousands of proxies stays cheap.
@@ -200,8 +201,13 @@ export function planDeltaResponse(
         continue;
       }
     }
-    changed.push({ name: r.name, body: r.body, version: resourceVersion(r.body) });
+    changed.push(deltaResourceOf(r));
   }
+  // Everything a list many proxies share was changed (a push's new endpoints): the response is
+  // that list's shared runs, whose framing and identity are worked out once for every proxy.
+  const allOfShared = shared !== undefined && (deltaRuns !== undefined || (changed.length === generated.length && changed.length > 0));
+  const resources: readonly DeltaResource[] = allOfShared ? shared.resources : changed;
+  const runsOfResponse = allOfShared ? shared.runs : undefined;
   const removed: string[] = [];
   if (hosts) {
     // Only these hosts' resources were generated: what the proxy holds of them and did not get went.
@@ -217,8 +223,45 @@ export function planDeltaResponse(
     const present = new Set(generated.map((r) => r.name));
     for (const name of watch.sent.keys()) if (!present.has(name)) removed.push(name);
   }
-  if (!requested && changed.length === 0 && removed.length === 0) return undefined;
-  return new DeltaResponse(watch, changed, removed, deltaRuns);
+  if (!requested && resources.length === 0 && removed.length === 0) return undefined;
+  return new DeltaResponse(watch, resources, removed, runsOfResponse);
+}
+
+/**
+ * The delta resource of a body under its name, once per body (bodies are interned and
+ * shared): a push sends the same changed resources to thousands of proxies.
+ */
+const deltaResources = new WeakMap<Buffer, DeltaResource>();
+
+function deltaResourceOf(r: XdsResource): DeltaResource {
+  const known = deltaResources.get(r.body);
+  if (known !== undefined && known.name === r.name) return known;
+  const made: DeltaResource = Object.freeze({ name: r.name, body: r.body, version: resourceVersion(r.body) });
+  if (known === undefined) deltaResources.set(r.body, made);
+  return made;
+}
+
+interface SharedDeltaRuns {
+  readonly runs: readonly (readonly DeltaResource[])[];
+  /** The runs concatenated (frozen). */
+  readonly resources: readonly DeltaResource[];
+}
+
+const sharedDeltaRunsOf = new WeakMap<readonly XdsResource[], SharedDeltaRuns | null>();
+
+/**
+ * The delta runs of a generated list made of shared runs (see concatRuns), or undefined. Kept
+ * per list only when the list itself is shared (frozen, see sharedList): a proxy's own list
+ * (its first CDS response, say) is asked about once.
+ */
+function sharedDeltaRuns(generated: readonly XdsResource[]): SharedDeltaRuns | undefined {
+  const keep = Object.isFrozen(generated);
+  const known = keep ? sharedDeltaRunsOf.get(generated) : undefined;
+  if (known !== undefined) return known ?? undefined;
+  const runs = runsOf(generated)?.map(deltaRun);
+  const made = runs ? { runs, resources: Object.freeze(([] as DeltaResource[]).concat(...runs)) } : null;
+  if (keep) sharedDeltaRunsOf.set(generated, made);
+  return made ?? undefined;
 }
 
 const deltaRunsOf = new WeakMap<readonly XdsResource[], readonly DeltaResource[]>();
@@ -227,7 +270,7 @@ const deltaRunsOf = new WeakMap<readonly XdsResource[], readonly DeltaResource[]
 function deltaRun(run: readonly XdsResource[]): readonly DeltaResource[] {
   let out = deltaRunsOf.get(run);
   if (!out) {
-    out = Object.freeze(run.map((r) => ({ name: r.name, body: r.body, version: resourceVersion(r.body) })));
+    out = Object.freeze(run.map(deltaResourceOf));
     deltaRunsOf.set(run, out);
   }
   return out;

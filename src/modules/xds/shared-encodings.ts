@@ -73,11 +73,21 @@ function resourcesKey(resources: readonly XdsResource[], removed: readonly strin
   return parts.length > DIGEST_ABOVE ? `#${createHash('sha256').update(parts).digest('base64')}` : parts;
 }
 
+/** The runs' part of a key; once per runs list when nothing is removed (a push's shared answer is one list for every proxy). */
+const runsKeys = new WeakMap<readonly (readonly XdsResource[])[], string>();
+
+function runsKey(runs: readonly (readonly XdsResource[])[], removed: readonly string[] = []): string {
+  if (removed.length > 0) return JSON.stringify([runs.map(runId), removed]);
+  let key = runsKeys.get(runs);
+  if (key === undefined) runsKeys.set(runs, (key = JSON.stringify([runs.map(runId), []])));
+  return key;
+}
+
 /** The identity of a response's bytes (the nonce aside). */
 export function contentKey(content: ResponseContent): string {
   const head = `${content.protocol} ${content.typeUrl} ${content.version} ${content.resources.length}\n`;
   // 'runs:' keeps the two forms from ever reading alike.
-  if (content.runs) return `${head}runs:${JSON.stringify([content.runs.map(runId), content.removed ?? []])}`;
+  if (content.runs) return `${head}runs:${runsKey(content.runs, content.removed)}`;
   return `${head}${resourcesKey(content.resources, content.removed)}`;
 }
 
