@@ -15,7 +15,7 @@ type Labels = Partial<Record<string, string | number>>;
  * label set (see `labelsOf`), not a new object per call.
  */
 export class DeferredMetrics {
-  private metrics: (Counter<string> | Histogram<string> | undefined)[] = [];
+  private metrics: (Counter<string> | Histogram<string>)[] = [];
   private labels: (Labels | undefined)[] = [];
   private values: number[] = [];
   /** Which entries are counter increments (the rest are histogram observations). */
@@ -71,11 +71,6 @@ export class DeferredMetrics {
         else counter.inc(sum);
       }
     }
-  }
-
-  /** Stops the timer; what is pending is folded in now. */
-  stop(): void {
-    this.flush();
   }
 
   private add(metric: Counter<string> | Histogram<string>, labels: Labels | undefined, value: number, count: boolean): void {

@@ -64,7 +64,6 @@ describe('monitoring: DeferredMetrics', () => {
     expect(deferred.pending).to.equal(99);
     deferred.observe(histogram, undefined, 1);
     expect(deferred.pending).to.equal(0);
-    deferred.stop();
   });
 
   it('keeps an observation made while it folds in (a collect hook that reads again)', async () => {

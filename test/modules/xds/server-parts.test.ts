@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Container } from 'inversify';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { encodeResource } from '../../../src/modules/model/body-interning';
-import { concatRuns, runsOf, XdsGenerator } from '../../../src/modules/model/generator';
+import { concatRuns, runsOf, sharedList, XdsGenerator } from '../../../src/modules/model/generator';
 import { encodeDeltaDiscoveryResponse } from '../../../src/modules/envoy/wire';
 import { contentKey } from '../../../src/modules/xds/shared-encodings';
 import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
@@ -172,6 +172,34 @@ describe('xDS server parts', () => {
       expect(planDeltaResponse(withRuns, concatRuns([outbound, fixed, inbound]), undefined, false)).to.equal(undefined);
       const changed = planDeltaResponse(withRuns, concatRuns([outbound, fixed.slice(1)]), undefined, false)!;
       expect(changed.removed).to.deep.equal(['fixed-0', 'in-0', 'in-1', 'in-2']);
+    });
+
+    it('answers a push that changed every resource of a shared list with its runs: the same resources, bytes and key for every proxy', () => {
+      const before = run('eds', 3);
+      const after = Object.freeze(before.map((r) => resource(r.name, `${r.body}-moved`)));
+      const pushed = sharedList(after);
+      const streams = [newWatchState(undefined), newWatchState(undefined), newWatchState(undefined)];
+      for (const watch of streams) watch.sent.replace(before);
+      // One of them already holds one of the new bodies: only the rest is news to it.
+      streams[2].sent.set('eds-0', after[0].body);
+      const plans = streams.map((watch) => planDeltaResponse(watch, pushed, undefined, false)!);
+      expect(plans[1].resources, 'one list for every proxy').to.equal(plans[0].resources);
+      expect(plans[0].runs).to.have.length(1);
+      expect(plans[2].resources.map((r) => r.name)).to.deep.equal(['eds-1', 'eds-2']);
+      expect(plans[2].runs).to.equal(undefined);
+      // What goes out is what the per-resource path would send.
+      const flat = newWatchState(undefined);
+      flat.sent.replace(before);
+      const perResource = planDeltaResponse(flat, [...after], undefined, false)!;
+      expect(perResource.runs).to.equal(undefined);
+      expect(delta(plans[0].resources)).to.deep.equal(delta(perResource.resources));
+      const bytes = (p: typeof perResource) => encodeDeltaDiscoveryResponse(TypeUrl.ClusterLoadAssignment, 'v2', 'n', p.resources, p.removed, 'cp', p.runs);
+      expect(bytes(plans[0]).equals(bytes(perResource))).to.equal(true);
+      const key = (p: typeof perResource) => contentKey({ protocol: 'delta', typeUrl: TypeUrl.ClusterLoadAssignment, version: 'v2', resources: p.resources, removed: p.removed, runs: p.runs });
+      expect(key(plans[1])).to.equal(key(plans[0]));
+      expect(key(plans[2])).not.to.equal(key(plans[0]));
+      plans[0].recordSent();
+      expect(planDeltaResponse(streams[0], pushed, undefined, false), 'nothing new the second time').to.equal(undefined);
     });
 
     it('answers names asked for but not generated with removals, as the flat path does', () => {
