@@ -220,6 +220,19 @@ describe('xDS server parts', () => {
       expect(key(own.slice(0, 2))).to.not.equal(key([own[0], { name: 'in-1', body: own[2].body }]));
       expect(key(own.slice(0, 2))).to.not.equal(key(own));
     });
+
+    it('hands a shared runs list one key per protocol, type and version, and a new one when any of them changes', () => {
+      const runs = Object.freeze([Object.freeze(run('ep', 2))]);
+      const resources = runs[0];
+      const key = (protocol: 'sotw' | 'delta', typeUrl: string, version: string) => contentKey({ protocol, typeUrl, version, resources, runs });
+      const first = key('delta', TypeUrl.ClusterLoadAssignment, 'v1');
+      expect(key('delta', TypeUrl.ClusterLoadAssignment, 'v1')).to.equal(first);
+      const others = [key('delta', TypeUrl.ClusterLoadAssignment, 'v2'), key('sotw', TypeUrl.ClusterLoadAssignment, 'v2'), key('sotw', TypeUrl.Cluster, 'v2')];
+      expect(new Set([first, ...others]).size, 'each change of protocol, type or version is another key').to.equal(4);
+      expect(key('delta', TypeUrl.ClusterLoadAssignment, 'v1'), 'back to the first: the same key as then').to.equal(first);
+      // Removals make the key too: the same runs with a name removed are another response.
+      expect(contentKey({ protocol: 'delta', typeUrl: TypeUrl.ClusterLoadAssignment, version: 'v1', resources, runs, removed: ['gone'] })).to.not.equal(first);
+    });
   });
 
   describe('a stream\'s writes', () => {
