@@ -177,11 +177,17 @@ export interface LimitPhaseResult {
   convergenceMs: Distribution;
   firstResponseMs: Distribution;
   bytesTotal: number;
-  /** CPU seconds of the transport-limit server in the phase (/proc/<pid>/stat, as the daemon's). */
+  /** CPU seconds of the transport-limit server until the phase converged (/proc/<pid>/stat, as the daemon's). */
   serverCpuSeconds: number;
   workerCpuSeconds: number;
   serverRssPeakBytes: number;
   wallMs: number;
+}
+
+/** How a phase ended: the clients' final status, and the server's CPU reading once it was reached. */
+interface Settled {
+  status: Status;
+  cpuSeconds: number;
 }
 
 export interface PhaseResult {
@@ -202,7 +208,10 @@ export interface PhaseResult {
   byType: Record<Short, TypeTotals>;
   /** Distinct version_info values the clients saw. */
   versions: number;
+  /** The daemon's CPU seconds from the change until the phase converged (read within a 100 ms poll of the last response). */
   daemonCpuSeconds: number;
+  /** The same, plus the quiet wait that ends the phase and the bench's metrics scrape: what the phase cost the machine. */
+  daemonCpuWithQuietSeconds: number;
   workerCpuSeconds: number;
   daemonRssPeakBytes: number;
   daemonRssEndBytes: number;
@@ -278,12 +287,17 @@ class Bench {
     return { name: 'daemon', pid: daemon.pid, check: () => daemon.check(), rss: this.sampler! };
   }
 
-  /** Polls until `done(status)` holds and no client got anything for quietMs. */
-  private async waitFor(what: string, t0: number, timeoutMs: number, done: (s: Status) => boolean, progress: (s: Status) => string): Promise<Status> {
+  /**
+   * Polls until `done(status)` holds and no client got anything for quietMs. Also reads the
+   * server's CPU at the first poll that saw the final state (within a poll of the last
+   * response): the phase's own CPU, without the quiet wait and the bench's metrics scrape.
+   */
+  private async waitFor(what: string, t0: number, timeoutMs: number, done: (s: Status) => boolean, progress: (s: Status) => string): Promise<Settled> {
     const server = this.server();
     let lastLog = now();
     let lastBytes = 0;
     let lastCpu = procCpuSeconds(server.pid);
+    let settled: { lastAt: number; responses: number; cpu: number } | undefined;
     for (;;) {
       await sleep(100);
       server.check();
@@ -291,7 +305,9 @@ class Bench {
       const s = await this.workers!.status();
       if (s.failed > 0) throw new BenchError(`${what}: ${s.failed} client stream(s) failed; first: ${s.firstError}`);
       const t = now();
-      if (done(s) && s.lastAt > 0 && t - s.lastAt >= this.o.quietMs) return s;
+      if (!done(s)) settled = undefined;
+      else if (!settled || settled.lastAt !== s.lastAt || settled.responses !== s.responses) settled = { lastAt: s.lastAt, responses: s.responses, cpu: procCpuSeconds(server.pid) };
+      if (settled && s.lastAt > 0 && t - s.lastAt >= this.o.quietMs) return { status: s, cpuSeconds: settled.cpu };
       if (t - t0 > timeoutMs) {
         throw new BenchError(`${what}: not done within ${ms(timeoutMs)} (${progress(s)}; last response ${s.lastAt ? ms(t - s.lastAt) + ' ago' : 'never'})`);
       }
@@ -310,8 +326,9 @@ class Bench {
   }
 
   private async collect(
-    name: string, description: string, expect: Short[], t0: number, mBefore: Metrics, cpuBefore: number, final: Status, initial: boolean,
+    name: string, description: string, expect: Short[], t0: number, mBefore: Metrics, cpuBefore: number, settled: Settled, initial: boolean,
   ): Promise<PhaseResult> {
+    const final = settled.status;
     const rep = await this.workers!.report();
     const mAfter = await this.daemon!.metrics();
     const updated = rep.clients.filter((c) => c.firstAt > 0);
@@ -331,7 +348,8 @@ class Bench {
       bytesPerClient: distribution(rep.clients.map((c) => c.bytes)),
       byType: rep.byType,
       versions: versions.size,
-      daemonCpuSeconds: procCpuSeconds(this.daemon!.pid) - cpuBefore,
+      daemonCpuSeconds: settled.cpuSeconds - cpuBefore,
+      daemonCpuWithQuietSeconds: procCpuSeconds(this.daemon!.pid) - cpuBefore,
       workerCpuSeconds: rep.cpuSeconds,
       daemonRssPeakBytes: this.sampler!.peakBytes,
       daemonRssEndBytes: this.sampler!.sample(),
@@ -448,27 +466,27 @@ class Bench {
       const cpuBefore = procCpuSeconds(limit.pid);
       sampler.resetPeak();
       let t0: number;
-      let final: Status;
+      let settled: Settled;
       if (k === 0) {
         const slices = this.slices();
         t0 = now();
         await Promise.all(workers.list.map((w, i) => w.request({ t: 'connect', ...this.connectOptions(loaded.port), clients: slices[i], capture: false, tag: true })));
-        final = await this.waitFor('limit: connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete`);
+        settled = await this.waitFor('limit: connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete`);
       } else {
         await workers.all({ t: 'mark', expect: phase.expect, phase: k });
         t0 = now();
         await limit.request({ t: 'replay', phase: k });
-        final = await this.waitFor(`limit: ${phase.name}`, t0, o.pushTimeoutMs, (s) => s.updated >= n && s.awaiting === 0, (s) => `${s.updated}/${n} clients updated`);
+        settled = await this.waitFor(`limit: ${phase.name}`, t0, o.pushTimeoutMs, (s) => s.updated >= n && s.awaiting === 0, (s) => `${s.updated}/${n} clients updated`);
       }
       const rep = await workers.report();
       const updated = rep.clients.filter((c) => c.firstAt > 0);
       const lastAt = rep.clients.reduce((a, c) => Math.max(a, c.lastAt), 0);
       phase.limit = {
-        clientsUpdated: k === 0 ? final.initialDone : final.updated,
+        clientsUpdated: k === 0 ? settled.status.initialDone : settled.status.updated,
         convergenceMs: distribution(k === 0 ? rep.clients.map((c) => c.initialDoneAt - t0) : updated.map((c) => c.lastAt - t0)),
         firstResponseMs: distribution(updated.map((c) => c.firstAt - t0)),
         bytesTotal: rep.clients.reduce((a, c) => a + c.bytes, 0),
-        serverCpuSeconds: procCpuSeconds(limit.pid) - cpuBefore,
+        serverCpuSeconds: settled.cpuSeconds - cpuBefore,
         workerCpuSeconds: rep.cpuSeconds,
         serverRssPeakBytes: sampler.peakBytes,
         wallMs: lastAt - t0,
@@ -515,7 +533,8 @@ function printSummary(res: Results, head: [string, ...string[]], row: (label: st
   const rows: Array<[string, ...string[]]> = [
     head,
     row('daemon: convergence median / p99', (x) => `${ms(x.convergenceMs.median)} / ${ms(x.convergenceMs.p99)}`),
-    row('daemon: CPU', (x) => `${x.daemonCpuSeconds.toFixed(2)} s`),
+    row('daemon: CPU to convergence', (x) => `${x.daemonCpuSeconds.toFixed(2)} s`),
+    row('  + quiet wait and metrics scrape', (x) => `${x.daemonCpuWithQuietSeconds.toFixed(2)} s`),
     row('daemon: CPU per proxy', (x) => ms((1000 * x.daemonCpuSeconds) / Math.max(1, x.clients))),
     row('daemon: RSS peak', (x) => bytes(x.daemonRssPeakBytes)),
     row('bytes sent', (x) => bytes(x.bytesTotal)),
@@ -523,7 +542,7 @@ function printSummary(res: Results, head: [string, ...string[]], row: (label: st
   if (res.phases.some((x) => x.limit)) {
     rows.push(
       row('limit: convergence median / p99', lim((l) => `${ms(l.convergenceMs.median)} / ${ms(l.convergenceMs.p99)}`)),
-      row('limit: server CPU', lim((l) => `${l.serverCpuSeconds.toFixed(2)} s`)),
+      row('limit: server CPU to convergence', lim((l) => `${l.serverCpuSeconds.toFixed(2)} s`)),
       row('daemon CPU / limit server CPU', (x) => (x.limit && x.limit.serverCpuSeconds > 0 ? `${(x.daemonCpuSeconds / x.limit.serverCpuSeconds).toFixed(1)} x` : '-')),
       row('speed vs limit: median', (x) => pct(x.limit?.convergenceMs.median, x.convergenceMs.median)),
       row('speed vs limit: p99', (x) => pct(x.limit?.convergenceMs.p99, x.convergenceMs.p99)),
@@ -581,7 +600,8 @@ function printTables(res: Results): void {
   console.log(
     table('Daemon', [
       head,
-      row('CPU time', (x) => `${x.daemonCpuSeconds.toFixed(1)} s`),
+      row('CPU time to convergence', (x) => `${x.daemonCpuSeconds.toFixed(2)} s`),
+      row('CPU time incl. quiet wait + scrape', (x) => `${x.daemonCpuWithQuietSeconds.toFixed(2)} s`),
       row('longest /ready answer (loop stall)', (x) => ms(x.daemonStallMs)),
       row('RSS peak in phase', (x) => bytes(x.daemonRssPeakBytes)),
       row('RSS at end of phase', (x) => bytes(x.daemonRssEndBytes)),
