@@ -384,9 +384,9 @@ class Bench {
       ),
     );
     const n = this.specs.length;
-    const final = await this.waitFor('initial connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete, ${count(s.responses)} responses`);
+    const settled = await this.waitFor('initial connect', t0, o.connectTimeoutMs, (s) => s.initialDone >= n, (s) => `${s.initialDone}/${n} clients complete, ${count(s.responses)} responses`);
     const description = `${n} clients connect at once${o.rampMs ? ` (over ${o.rampMs} ms)` : ''}: CDS+LDS wildcard, then EDS and RDS`;
-    const result = await this.collect('connect', description, [], t0, mBefore, cpuBefore, final, true);
+    const result = await this.collect('connect', description, [], t0, mBefore, cpuBefore, settled, true);
     this.rssAfterConnectBytes = result.daemonRssEndBytes;
     this.phases.push(result);
   }
@@ -402,14 +402,14 @@ class Bench {
     this.probe!.reset();
     const t0 = now();
     change();
-    const final = await this.waitFor(
+    const settled = await this.waitFor(
       name,
       t0,
       this.o.pushTimeoutMs,
       (s) => s.updated >= expected && s.awaiting === 0,
       (s) => `${s.updated}/${expected} clients have ${expect.join('+')}, ${s.awaiting} await EDS/RDS, ${count(s.responses)} responses`,
     );
-    const result = await this.collect(name, description, expect, t0, mBefore, cpuBefore, final, false);
+    const result = await this.collect(name, description, expect, t0, mBefore, cpuBefore, settled, false);
     this.rssPeakDuringPushesBytes = Math.max(this.rssPeakDuringPushesBytes, result.daemonRssPeakBytes);
     if (result.clientsUpdated < expected) this.failures.push(`${name}: only ${result.clientsUpdated}/${expected} clients received the push`);
     if (result.daemon.internalErrors > 0) this.failures.push(`${name}: the daemon counted ${result.daemon.internalErrors} internal xDS errors`);

@@ -73,38 +73,41 @@ function resourcesKey(resources: readonly XdsResource[], removed: readonly strin
   return parts.length > DIGEST_ABOVE ? `#${createHash('sha256').update(parts).digest('base64')}` : parts;
 }
 
-/** The runs' part of a key; once per runs list when nothing is removed (a push's shared answer is one list for every proxy). */
-const runsKeys = new WeakMap<readonly (readonly XdsResource[])[], string>();
-
-function runsKey(runs: readonly (readonly XdsResource[])[], removed: readonly string[] = []): string {
-  if (removed.length > 0) return JSON.stringify([runs.map(runId), removed]);
-  let key = runsKeys.get(runs);
-  if (key === undefined) runsKeys.set(runs, (key = JSON.stringify([runs.map(runId), []])));
-  return key;
-}
+type Runs = readonly (readonly XdsResource[])[];
 
 /**
- * The last whole key made per runs list with nothing removed. A push's shared answer (one
- * runs list) goes to thousands of streams: handing each the same string, instead of a new
- * concatenation, spares a string build and, since a string keeps its hash, the Map's rehash.
+ * What is worked out once per runs list (a push's shared answer is one list for thousands of
+ * streams): its part of a key with nothing removed, and the last whole key made from it.
+ * Handing every stream that same string, instead of a new concatenation, spares the string
+ * build and, since a string keeps its hash, the Map's rehash.
  */
-const runsContentKeys = new WeakMap<readonly (readonly XdsResource[])[], { protocol: string; typeUrl: string; version: string; count: number; key: string }>();
+interface RunsKeys {
+  part: string;
+  last?: { protocol: string; typeUrl: string; version: string; count: number; key: string };
+}
+
+const runsKeys = new WeakMap<Runs, RunsKeys>();
+
+function runsKeysOf(runs: Runs): RunsKeys {
+  let keys = runsKeys.get(runs);
+  if (!keys) runsKeys.set(runs, (keys = { part: JSON.stringify([runs.map(runId), []]) }));
+  return keys;
+}
 
 /** The identity of a response's bytes (the nonce aside). */
 export function contentKey(content: ResponseContent): string {
-  const { runs, removed } = content;
-  if (runs && !removed?.length) {
-    const last = runsContentKeys.get(runs);
-    if (last && last.protocol === content.protocol && last.typeUrl === content.typeUrl && last.version === content.version && last.count === content.resources.length) {
-      return last.key;
-    }
-    const key = `${headOf(content)}runs:${runsKey(runs)}`;
-    runsContentKeys.set(runs, { protocol: content.protocol, typeUrl: content.typeUrl, version: content.version, count: content.resources.length, key });
-    return key;
-  }
+  const { runs, removed = [] } = content;
+  if (!runs) return `${headOf(content)}${resourcesKey(content.resources, removed)}`;
   // 'runs:' keeps the two forms from ever reading alike.
-  if (runs) return `${headOf(content)}runs:${runsKey(runs, removed)}`;
-  return `${headOf(content)}${resourcesKey(content.resources, removed)}`;
+  if (removed.length > 0) return `${headOf(content)}runs:${JSON.stringify([runs.map(runId), removed])}`;
+  const keys = runsKeysOf(runs);
+  const { protocol, typeUrl, version } = content;
+  const count = content.resources.length;
+  const last = keys.last;
+  if (last && last.protocol === protocol && last.typeUrl === typeUrl && last.version === version && last.count === count) return last.key;
+  const key = `${headOf(content)}runs:${keys.part}`;
+  keys.last = { protocol, typeUrl, version, count, key };
+  return key;
 }
 
 function headOf(content: ResponseContent): string {
