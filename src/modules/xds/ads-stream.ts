@@ -124,6 +124,11 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   /**
    * Queues a push of `change` in `push`. A stream has at most one push queued: a newer one
    * merges into it, so a slow proxy never accumulates a backlog.
+   *
+   * The push waits for its stream first (a write the proxy has not taken yet, a request being
+   * answered) and only then for a place among the pushes running at once (PILOT_PUSH_THROTTLE),
+   * which it holds until its last response is handed to gRPC: a proxy that stopped reading
+   * holds its bytes under the write budget, never a place other proxies' pushes wait for.
    */
   queuePush(push: PushContext, change: ChangeSet, changeAt: number): void {
     const now = Date.now();
@@ -132,28 +137,36 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
       : { push, change, changeAt, enqueuedAt: now };
     if (this.scheduled) return;
     this.scheduled = true;
-    void this.services.queue.run(async () => {
-      this.scheduled = false;
-      const pending = this.pending;
-      this.pending = undefined;
-      if (!pending || this.closed) return;
-      this.options.observer.queued((Date.now() - pending.enqueuedAt) / 1000);
-      await this.serialize(() => this.pushChange(pending));
+    void this.serialize(async () => {
+      let pushed: Promise<void> = Promise.resolve();
+      await this.services.queue.run(() => {
+        this.scheduled = false;
+        const pending = this.pending;
+        this.pending = undefined;
+        if (!pending || this.closed) return Promise.resolve();
+        this.options.observer.queued((Date.now() - pending.enqueuedAt) / 1000);
+        return new Promise<void>((handedOver) => {
+          pushed = this.pushChange(pending, handedOver);
+          pushed.then(handedOver, handedOver);
+        });
+      });
+      await pushed;
     });
   }
 
-  private async pushChange(pending: PendingPush): Promise<void> {
+  /** Pushes one change; `handedOver` once its last planned response is with gRPC (or there is none). */
+  private async pushChange(pending: PendingPush, handedOver: () => void): Promise<void> {
     const { conn } = this;
     const eds = conn.watched.get(TypeUrl.ClusterLoadAssignment);
     const plan = planPush(pending.change, conn.proxy, pending.push, eds?.names, conn.protocol);
+    // Requests wait for this push (the stream's chain), so what is watched cannot change meanwhile.
+    const types = PUSH_ORDER.filter((t) => plan.has(t) && conn.watched.has(t));
     let wrote = false;
     let clustersKept = false;
-    for (const typeUrl of PUSH_ORDER) {
-      const scope = plan.get(typeUrl);
-      const watch = conn.watched.get(typeUrl);
-      if (!scope || !watch || this.closed) continue;
+    for (let i = 0; i < types.length && !this.closed; i++) {
+      const typeUrl = types[i];
       // Make before break: clusters that go away stay until routes no longer point at them.
-      const result = await this.respond(typeUrl, watch, pending.push, scope, false, typeUrl === TypeUrl.Cluster);
+      const result = await this.respond(typeUrl, conn.watched.get(typeUrl)!, pending.push, plan.get(typeUrl)!, false, typeUrl === TypeUrl.Cluster, i === types.length - 1 ? handedOver : undefined);
       wrote = result.wrote || wrote;
       if (typeUrl === TypeUrl.Cluster) clustersKept = result.kept;
     }
@@ -167,10 +180,13 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
   /**
    * Generates `typeUrl` for the proxy and writes what it does not have yet. `requested`
    * answers a request: the response goes out even when nothing changed (the proxy waits
-   * for it). `keepRemoved` keeps what went away for now (make before break).
+   * for it). `keepRemoved` keeps what went away for now (make before break). `handedOver` is
+   * called once the response is with gRPC, or once it is clear nothing is written.
    */
-  protected respond(typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, scope: ResponseScope, requested: boolean, keepRemoved = false): Promise<ResponseOutcome> {
-    return this.services.responder.respond({ stream: this, typeUrl, watch, push, scope, requested, keepRemoved });
+  protected respond(
+    typeUrl: XdsTypeUrl, watch: WatchState, push: PushContext, scope: ResponseScope, requested: boolean, keepRemoved = false, handedOver?: () => void,
+  ): Promise<ResponseOutcome> {
+    return this.services.responder.respond({ stream: this, typeUrl, watch, push, scope, requested, keepRemoved, handedOver });
   }
 
   /**

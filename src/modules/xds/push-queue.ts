@@ -2,9 +2,11 @@ import { Semaphore } from '../shared/semaphore';
 
 /**
  * Bounded concurrency for proxy pushes (PILOT_PUSH_THROTTLE): a push to one proxy is a job;
- * at most `limit` run at once; the rest wait in FIFO order. A proxy has at most one queued
- * job: newer work for it merges into the queued one (see AdsStream.queuePush), so a slow proxy never
- * accumulates a backlog.
+ * at most `limit` run at once; the rest wait in FIFO order. A job lasts until the push's last
+ * response is handed to gRPC, not until the socket takes it (the write budget paces that), so
+ * a proxy that reads slowly or not at all never holds up the others. A proxy has at most one
+ * queued job: newer work for it merges into the queued one (see AdsStream.queuePush), so a
+ * slow proxy never accumulates a backlog.
  */
 export class PushQueue {
   private readonly slots: Semaphore;

@@ -37,6 +37,8 @@ export interface ResponseToPrepare<R extends PlannedResponse = PlannedResponse> 
   scope: ResponseScope;
   requested: boolean;
   keepRemoved: boolean;
+  /** Called once the response is with gRPC (the socket may take it later), or nothing is written. */
+  handedOver?: () => void;
 }
 
 /** Whether anything was written, and whether resources that went away were kept (make before break). */
@@ -99,12 +101,14 @@ export class Responder {
         const sent = this.send(stream, typeUrl, watch, push, encoding.nonce, encoding.body, resources.length, buildSeconds, kept);
         // The stream has the response: the next one may be prepared meanwhile.
         donePreparing();
+        response.handedOver?.();
         return await sent;
       } finally {
         this.budget.release(reserved);
       }
     } finally {
       donePreparing();
+      response.handedOver?.();
     }
   }
 

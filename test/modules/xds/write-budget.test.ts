@@ -3,9 +3,11 @@ import { GenerateRequest, XdsGenerator, XdsResource } from '../../../src/modules
 import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
 import { XdsObserver } from '../../../src/modules/xds/observer';
 import { XdsServer } from '../../../src/modules/xds/server';
+import { FULL_CHANGE } from '../../../src/modules/xds/push-plan';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { DeltaClient, resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
 import { pushOf } from '../../helpers/push';
+import { StallingDeltaClient } from '../../helpers/stalling-ads-client';
 
 /** CDS of `count` clusters of about `size` bytes each, the same for every proxy. */
 class LargeClusters implements XdsGenerator {
@@ -120,6 +122,92 @@ describe('xDS responses under a write budget smaller than one response, two in p
       expect(names[CLUSTERS - 1]).to.equal(`outbound|80||svc-${CLUSTERS - 1}.example.com`);
     }
     expect(observer.writeTimeouts).to.equal(0);
+    expect(observer.internalErrors).to.equal(0);
+  });
+});
+
+/** CDS of `count` clusters of about `size` bytes each, whose bodies change with every push version. */
+class VersionedClusters implements XdsGenerator {
+  private made?: { version: string; resources: XdsResource[] };
+
+  constructor(
+    private readonly count: number,
+    private readonly size: number,
+  ) {}
+
+  generate(request: GenerateRequest): XdsResource[] {
+    if (request.typeUrl !== TypeUrl.Cluster) return [];
+    const { version } = request.push;
+    if (this.made?.version !== version) {
+      const resources = Array.from({ length: this.count }, (_, i) => {
+        const name = `outbound|80||svc-${i}.example.com`;
+        const statName = Buffer.alloc(this.size, `v${version}.`);
+        return { name, body: Buffer.concat([field(1, Buffer.from(name)), field(28, statName)]) };
+      });
+      this.made = { version, resources };
+    }
+    return this.made.resources;
+  }
+}
+
+describe('xDS pushes while a proxy has stopped reading, one push at a time (PILOT_PUSH_THROTTLE=1)', function () {
+  this.timeout(30_000);
+  let server: XdsServer;
+  let port: number;
+  let push = pushOf('', '1');
+  const observer = new CountingObserver();
+  const clients: Array<{ close(): void }> = [];
+
+  before(async () => {
+    const logging = new Logging('pilot-discovery');
+    logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'error' });
+    server = new XdsServer({
+      // About 2.5 MiB a response: far more than gRPC's flow-control window lets through unread.
+      generators: new Map([['', new VersionedClusters(40, 64 * 1024)]]),
+      deltaEnabled: true,
+      maxReceiveMessageBytes: 4 * 1024 * 1024,
+      maxConcurrentStreams: 1000,
+      keepaliveIntervalMs: 30_000,
+      keepaliveTimeoutMs: 10_000,
+      pushConcurrency: 1,
+      newStreamsPerSecond: 10_000,
+      controlPlaneId: 'test',
+      logger: logging.scope('ads'),
+      observer,
+      currentPush: () => push,
+    });
+    port = await server.start('127.0.0.1', 0);
+  });
+
+  after(async () => {
+    for (const c of clients) c.close();
+    await server.stop(100);
+  });
+
+  /** The version of svc-0's cluster in a response (its alt_stat_name starts with `v<version>.`). */
+  const versionOf = (response: Record<string, unknown>): string => String(resourcesOf(response)[0].alt_stat_name).split('.')[0];
+
+  it('reaches the proxies that read without waiting for one that does not', async () => {
+    // Connected first, so its pushes are the first in the queue. It reads its first response, then nothing.
+    const stalled = new StallingDeltaClient(port, sidecarNode('10.9.0.1', 'foo'), TypeUrl.Cluster, 1);
+    clients.push(stalled);
+    await stalled.stalled();
+    const reader = new DeltaClient(port, sidecarNode('10.9.0.2', 'foo'));
+    clients.push(reader);
+    reader.send({ type_url: TypeUrl.Cluster });
+    reader.ack(await reader.next(TypeUrl.Cluster, 10_000));
+
+    // The stalled proxy's response to this push cannot be written out: it does not read.
+    push = pushOf('', '2');
+    server.pushAll(push, FULL_CHANGE, Date.now());
+    const second = await reader.next(TypeUrl.Cluster, 5000);
+    expect(versionOf(second)).to.equal('v2');
+    reader.ack(second);
+
+    // Nor can the next one, which waits behind it on that stream, not in the queue.
+    push = pushOf('', '3');
+    server.pushAll(push, FULL_CHANGE, Date.now());
+    expect(versionOf(await reader.next(TypeUrl.Cluster, 5000))).to.equal('v3');
     expect(observer.internalErrors).to.equal(0);
   });
 });
