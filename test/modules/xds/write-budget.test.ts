@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { GenerateRequest, XdsGenerator, XdsResource } from '../../../src/modules/model/generator';
 import { defaultLoggingOptions, Logging } from '../../../src/modules/logging';
 import { XdsObserver } from '../../../src/modules/xds/observer';
-import { XdsServer } from '../../../src/modules/xds/server';
+import { XdsServer, XdsServerOptions } from '../../../src/modules/xds/server';
+import { PushContext } from '../../../src/modules/model/push-context';
 import { FULL_CHANGE } from '../../../src/modules/xds/push-plan';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { DeltaClient, resourcesOf, sidecarNode, SotwClient } from '../../helpers/ads-client';
@@ -66,6 +67,29 @@ class CountingObserver implements XdsObserver {
   }
 }
 
+/** An xDS server on a free loopback port serving `generator` for sidecars, with the given push and write limits. */
+async function startServer(
+  generator: XdsGenerator, limits: Pick<XdsServerOptions, 'pushConcurrency' | 'maxBytesInFlight' | 'maxResponsesInPreparation'>, observer: XdsObserver, currentPush: () => PushContext,
+): Promise<{ server: XdsServer; port: number }> {
+  const logging = new Logging('pilot-discovery');
+  logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'error' });
+  const server = new XdsServer({
+    generators: new Map([['', generator]]),
+    deltaEnabled: true,
+    maxReceiveMessageBytes: 4 * 1024 * 1024,
+    maxConcurrentStreams: 1000,
+    keepaliveIntervalMs: 30_000,
+    keepaliveTimeoutMs: 10_000,
+    newStreamsPerSecond: 10_000,
+    controlPlaneId: 'test',
+    logger: logging.scope('ads'),
+    observer,
+    currentPush,
+    ...limits,
+  });
+  return { server, port: await server.start('127.0.0.1', 0) };
+}
+
 describe('xDS responses under a write budget smaller than one response, two in preparation at a time', function () {
   this.timeout(30_000);
   const CLUSTERS = 40;
@@ -76,27 +100,13 @@ describe('xDS responses under a write budget smaller than one response, two in p
 
   before(async () => {
     const push = pushOf('');
-    const logging = new Logging('pilot-discovery');
-    logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'warn' });
-    server = new XdsServer({
-      generators: new Map([['', new LargeClusters(CLUSTERS, 16 * 1024)]]),
-      deltaEnabled: true,
-      maxReceiveMessageBytes: 4 * 1024 * 1024,
-      maxConcurrentStreams: 1000,
-      keepaliveIntervalMs: 30_000,
-      keepaliveTimeoutMs: 10_000,
-      pushConcurrency: 10,
-      newStreamsPerSecond: 10_000,
-      // Each response is about 650 KiB: every one has to wait for the others to be written.
-      maxBytesInFlight: 64 * 1024,
-      // And only two are generated at a time.
-      maxResponsesInPreparation: 2,
-      controlPlaneId: 'test',
-      logger: logging.scope('ads'),
+    ({ server, port } = await startServer(
+      new LargeClusters(CLUSTERS, 16 * 1024),
+      // Each response is about 650 KiB: every one has to wait for the others to be written. And only two are generated at a time.
+      { pushConcurrency: 10, maxBytesInFlight: 64 * 1024, maxResponsesInPreparation: 2 },
       observer,
-      currentPush: () => push,
-    });
-    port = await server.start('127.0.0.1', 0);
+      () => push,
+    ));
   });
 
   after(async () => {
@@ -159,24 +169,8 @@ describe('xDS pushes while a proxy has stopped reading, one push at a time (PILO
   const clients: Array<{ close(): void }> = [];
 
   before(async () => {
-    const logging = new Logging('pilot-discovery');
-    logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'error' });
-    server = new XdsServer({
-      // About 2.5 MiB a response: far more than gRPC's flow-control window lets through unread.
-      generators: new Map([['', new VersionedClusters(40, 64 * 1024)]]),
-      deltaEnabled: true,
-      maxReceiveMessageBytes: 4 * 1024 * 1024,
-      maxConcurrentStreams: 1000,
-      keepaliveIntervalMs: 30_000,
-      keepaliveTimeoutMs: 10_000,
-      pushConcurrency: 1,
-      newStreamsPerSecond: 10_000,
-      controlPlaneId: 'test',
-      logger: logging.scope('ads'),
-      observer,
-      currentPush: () => push,
-    });
-    port = await server.start('127.0.0.1', 0);
+    // About 2.5 MiB a response: far more than gRPC's flow-control window lets through unread.
+    ({ server, port } = await startServer(new VersionedClusters(40, 64 * 1024), { pushConcurrency: 1 }, observer, () => push));
   });
 
   after(async () => {
