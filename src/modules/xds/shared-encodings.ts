@@ -138,6 +138,8 @@ export class SharedEncodings {
   private readonly seenOnce = new Set<string>();
   private bytes = 0;
   private nonces = 0;
+  /** The key used last, already at the recent end of `entries`: a fan-out asks for it thousands of times in a row. */
+  private newestKey: string | undefined;
 
   constructor(
     /** Tells the nonce apart from those of other servers' encodings and of per-stream nonces. */
@@ -155,14 +157,18 @@ export class SharedEncodings {
     const known = this.entries.get(key);
     if (known && !known.receivers.has(receiver)) {
       known.receivers.add(receiver);
-      this.entries.delete(key);
-      this.entries.set(key, known);
+      if (key !== this.newestKey) {
+        this.entries.delete(key);
+        this.entries.set(key, known);
+        this.newestKey = key;
+      }
       return { body: known.body, nonce: known.nonce, reused: true };
     }
     const nonce = this.nextNonce();
     const body = encode(nonce);
     if (!known && body.length <= this.maxBytes && (body.length <= KEPT_AT_ONCE_BYTES || this.wantedBefore(key))) {
       this.entries.set(key, { body, nonce, receivers: new WeakSet([receiver]) });
+      this.newestKey = key;
       this.bytes += body.length;
       this.trim();
     }
@@ -190,6 +196,7 @@ export class SharedEncodings {
   private forget(key: string, body: OutgoingMessage): void {
     this.entries.delete(key);
     this.bytes -= body.length;
+    if (key === this.newestKey) this.newestKey = undefined;
   }
 
   private trim(): void {

@@ -225,6 +225,24 @@ spec: {address: 10.1.0.1, labels: {app: alpha}}
     expect(encoded).to.equal(6);
   });
 
+  it('lets the least recently used encoding go first when its bytes are full, however often the newest one is asked for', () => {
+    // Room for three 100-byte encodings.
+    const encodings = new SharedEncodings('t', 300);
+    const encode = (nonce: string) => Buffer.concat([Buffer.from(nonce), Buffer.alloc(100 - nonce.length)]);
+    const content = (body: string) => ({ protocol: 'delta' as const, typeUrl: TypeUrl.Cluster, version: 'v1', resources: [{ name: 'x', body: Buffer.from(body) }] });
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(content);
+    encodings.encodingFor(a, {}, encode);
+    encodings.encodingFor(b, {}, encode);
+    // a is used again, by many streams in a row (a fan-out): b is now the least recently used.
+    for (let i = 0; i < 5; i++) expect(encodings.encodingFor(a, {}, encode).reused).to.equal(true);
+    encodings.encodingFor(c, {}, encode);
+    encodings.encodingFor(d, {}, encode);
+    expect(encodings.size).to.equal(3);
+    expect(encodings.encodingFor(a, {}, encode).reused, 'a, used after b').to.equal(true);
+    expect(encodings.encodingFor(c, {}, encode).reused).to.equal(true);
+    expect(encodings.encodingFor(b, {}, encode).reused, 'b went first').to.equal(false);
+  });
+
   it('keeps a large encoding only from the second time it is wanted, so per-proxy responses never crowd out shared ones', () => {
     const encodings = new SharedEncodings('t');
     const big = (nonce: string) => Buffer.concat([Buffer.from(nonce), Buffer.alloc(100 * 1024)]);
