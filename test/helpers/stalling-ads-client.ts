@@ -12,7 +12,8 @@ const DELTA_REQUEST = 'type.googleapis.com/envoy.service.discovery.v3.DeltaDisco
 export class StallingDeltaClient {
   private readonly session: http2.ClientHttp2Session;
   private readonly stream: http2.ClientHttp2Stream;
-  private pending = Buffer.alloc(0);
+  private header = Buffer.alloc(0);
+  private bodyLeft = 0;
   private received = 0;
   private readonly firstResponses: Promise<void>;
 
@@ -35,10 +36,23 @@ export class StallingDeltaClient {
     this.stream.write(Buffer.concat([header, request]));
     this.firstResponses = new Promise((resolve) => {
       const onData = (chunk: Buffer): void => {
-        this.pending = Buffer.concat([this.pending, chunk]);
-        while (this.pending.length >= 5 && this.pending.length >= 5 + this.pending.readUInt32BE(1)) {
-          this.pending = this.pending.subarray(5 + this.pending.readUInt32BE(1));
-          this.received += 1;
+        // Counts whole gRPC messages (a 5-byte header, then the body) without keeping their bytes.
+        let at = 0;
+        while (at < chunk.length) {
+          if (this.bodyLeft > 0) {
+            const taken = Math.min(this.bodyLeft, chunk.length - at);
+            this.bodyLeft -= taken;
+            at += taken;
+            if (this.bodyLeft === 0) this.received += 1;
+            continue;
+          }
+          const taken = Math.min(5 - this.header.length, chunk.length - at);
+          this.header = Buffer.concat([this.header, chunk.subarray(at, at + taken)]);
+          at += taken;
+          if (this.header.length < 5) continue;
+          this.bodyLeft = this.header.readUInt32BE(1);
+          this.header = Buffer.alloc(0);
+          if (this.bodyLeft === 0) this.received += 1;
         }
         if (this.received >= responses) {
           this.stream.off('data', onData);
