@@ -137,21 +137,16 @@ export abstract class AdsStream<Request = unknown, Response extends PlannedRespo
       : { push, change, changeAt, enqueuedAt: now };
     if (this.scheduled) return;
     this.scheduled = true;
-    void this.serialize(async () => {
-      let pushed: Promise<void> = Promise.resolve();
-      await this.services.queue.run(() => {
+    void this.serialize(() =>
+      this.services.queue.run(async (handedOver) => {
         this.scheduled = false;
         const pending = this.pending;
         this.pending = undefined;
-        if (!pending || this.closed) return Promise.resolve();
+        if (!pending || this.closed) return;
         this.options.observer.queued((Date.now() - pending.enqueuedAt) / 1000);
-        return new Promise<void>((handedOver) => {
-          pushed = this.pushChange(pending, handedOver);
-          pushed.then(handedOver, handedOver);
-        });
-      });
-      await pushed;
-    });
+        await this.pushChange(pending, handedOver);
+      }),
+    );
   }
 
   /** Pushes one change; `handedOver` once its last planned response is with gRPC (or there is none). */

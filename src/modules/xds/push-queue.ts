@@ -18,17 +18,27 @@ export class PushQueue {
     this.slots = new Semaphore(limit);
   }
 
-  async run<T>(job: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `job` in its turn. Its place is free again when it ends, or earlier when it calls
+   * `release` (a push whose last response is with gRPC); releasing twice is harmless.
+   */
+  async run<T>(job: (release: () => void) => Promise<T>): Promise<T> {
     await this.slots.acquire();
     // Let I/O (acks, writes, /ready) run between jobs: a push to thousands of proxies must
     // not hold the event loop from start to end. Jobs start back to back for a slice of
     // time, then all wait for one turn of the event loop together: a turn per job cost more
     // than a small job itself.
     if (performance.now() - this.sliceStartedAt >= SLICE_MS) await this.nextTurn();
-    try {
-      return await job();
-    } finally {
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
       this.slots.release();
+    };
+    try {
+      return await job(release);
+    } finally {
+      release();
     }
   }
 

@@ -37,7 +37,7 @@ export interface ResponseToPrepare<R extends PlannedResponse = PlannedResponse> 
   scope: ResponseScope;
   requested: boolean;
   keepRemoved: boolean;
-  /** Called once the response is with gRPC (the socket may take it later), or nothing is written. */
+  /** Called as soon as the response is with gRPC (the socket may take it later) or nothing is written; it may be called again after. */
   handedOver?: () => void;
 }
 
