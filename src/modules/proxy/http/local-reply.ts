@@ -1,6 +1,7 @@
 import type * as http from 'node:http';
+import { endResponse } from './response-flush';
 
-/** A response the proxy makes itself (Envoy's local reply): plain text, with its length. */
+/** A response the proxy makes itself (Envoy's local reply): plain text, with its length, written at the end of the turn (response-flush.ts). */
 export function sendLocalReply(res: http.ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.destroy();
@@ -8,5 +9,5 @@ export function sendLocalReply(res: http.ServerResponse, status: number, body: s
   }
   const payload = Buffer.from(body);
   res.writeHead(status, { ...headers, 'content-type': headers['content-type'] ?? 'text/plain', 'content-length': String(payload.length) });
-  res.end(payload);
+  endResponse(res, payload);
 }

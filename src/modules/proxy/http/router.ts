@@ -11,6 +11,7 @@ import { durationMs } from '../filters/shared/config';
 import { ClusterManager } from '../upstream/cluster-manager';
 import type { Decoded } from '../xds/xds-client';
 import { sendLocalReply } from './local-reply';
+import { endResponse } from './response-flush';
 import { regexRewriteOf } from './regex-rewrite';
 import type { ProxyLogger } from '../logging/proxy-loggers';
 
@@ -122,7 +123,7 @@ export class Router {
     else if (!redirect.host_redirect && /:\d+$/.test(authority)) host = authority;
     const path = redirect.path_redirect ?? (redirect.prefix_rewrite !== undefined ? request.path : request.path);
     res.writeHead(codes[String(redirect.response_code ?? 'MOVED_PERMANENTLY')] ?? 301, { location: `${scheme}://${host}${path}`, 'content-length': '0' });
-    res.end();
+    endResponse(res);
   }
 }
 
@@ -203,7 +204,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       this.remaining -= chunk.length;
       if (this.remaining <= 0) {
         this.finished = true;
-        this.res.end(chunk);
+        endResponse(this.res, chunk);
         return;
       }
     }
@@ -216,7 +217,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.finished) return;
     this.finished = true;
-    this.res.end();
+    endResponse(this.res);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error & { code?: string }): void {
