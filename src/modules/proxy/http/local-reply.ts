@@ -1,7 +1,7 @@
 import type * as http from 'node:http';
 import { endResponse } from './response-flush';
 
-/** A response the proxy makes itself (Envoy's local reply): plain text, with its length, written at the end of the turn (response-flush.ts). */
+/** A response the proxy makes itself (Envoy's local reply): plain text, with its length; ended as every downstream response is (response-flush.ts). */
 export function sendLocalReply(res: http.ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.destroy();
