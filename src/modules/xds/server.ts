@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type * as grpc from '@grpc/grpc-js';
 import { grpcLibrary } from '../shared/grpc-library';
+import { FramePool, poolServerFrames } from './frame-pool';
 import { inject, injectable } from 'inversify';
 import { ChangeSet, XdsGenerator } from '../model/generator';
 import { ScopedLogger } from '../logging';
@@ -15,7 +16,7 @@ import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
 import { Responder } from './responder';
 import { XdsStreamAuth } from './stream-auth';
-import { WriteBudget } from './write-budget';
+import { DEFAULT_MAX_BYTES_IN_FLIGHT, WriteBudget } from './write-budget';
 
 /** Binds the server's options in a dependency-injection container. */
 export const XdsServerOptionsToken = Symbol.for('mesh.XdsServerOptions');
@@ -77,6 +78,8 @@ export class XdsServer {
 
   constructor(@inject(XdsServerOptionsToken) private readonly options: XdsServerOptions) {
     const budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
+    // Frames are reused instead of allocated per write; as many bytes kept for reuse as may be in flight.
+    poolServerFrames(new FramePool(options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT));
     const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget), debug: () => this.debug };
     this.streams = new OpenStreams(services, new RateLimiter(options.newStreamsPerSecond));
   }

@@ -16,7 +16,7 @@ import { Semaphore } from '../shared/semaphore';
  * Enough to keep loopback and LAN links busy with a few large responses in flight, small
  * enough that a connect storm of thousands of proxies costs memory by this, not by their number.
  */
-const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+export const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 /** Enough to overlap generation with writing on a few cores. */
 const DEFAULT_RESPONSES_IN_PREPARATION = 16;
 
