@@ -16,7 +16,7 @@ import { PushQueue } from './push-queue';
 import { RateLimiter } from './rate-limiter';
 import { Responder } from './responder';
 import { XdsStreamAuth } from './stream-auth';
-import { DEFAULT_MAX_BYTES_IN_FLIGHT, WriteBudget } from './write-budget';
+import { WriteBudget } from './write-budget';
 
 /** Binds the server's options in a dependency-injection container. */
 export const XdsServerOptionsToken = Symbol.for('mesh.XdsServerOptions');
@@ -79,7 +79,7 @@ export class XdsServer {
   constructor(@inject(XdsServerOptionsToken) private readonly options: XdsServerOptions) {
     const budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
     // Frames are reused instead of allocated per write; as many bytes kept for reuse as may be in flight.
-    poolServerFrames(new FramePool(options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT));
+    poolServerFrames(new FramePool(budget.maxBytesInFlight));
     const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget), debug: () => this.debug };
     this.streams = new OpenStreams(services, new RateLimiter(options.newStreamsPerSecond));
   }

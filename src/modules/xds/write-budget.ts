@@ -16,7 +16,7 @@ import { Semaphore } from '../shared/semaphore';
  * Enough to keep loopback and LAN links busy with a few large responses in flight, small
  * enough that a connect storm of thousands of proxies costs memory by this, not by their number.
  */
-export const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 /** Enough to overlap generation with writing on a few cores. */
 const DEFAULT_RESPONSES_IN_PREPARATION = 16;
 
@@ -27,6 +27,11 @@ export class WriteBudget {
   constructor(maxResponsesInPreparation?: number, maxBytesInFlight?: number) {
     this.preparing = new Semaphore(maxResponsesInPreparation ?? DEFAULT_RESPONSES_IN_PREPARATION);
     this.bytes = new Semaphore(maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
+  }
+
+  /** The most response bytes handed to gRPC and not yet taken by the socket. */
+  get maxBytesInFlight(): number {
+    return this.bytes.capacity;
   }
 
   /**
