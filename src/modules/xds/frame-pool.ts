@@ -29,15 +29,25 @@ export interface FramePoolStats {
   reused: number;
   /** Frames given back and kept for reuse. */
   kept: number;
-  /** Frames given back while the pool held its limit: left to the collector. */
+  /** Frames given back while the pool held its limit in their own size class: left to the collector. */
   dropped: number;
+  /** Free frames of other size classes let go to make room for one given back. */
+  evicted: number;
 }
 
-/** Free frames by size class (powers of two), up to a limit of bytes held. */
+/**
+ * Free frames by size class (powers of two), up to a limit of bytes held. The sizes a
+ * storm asks for change as it goes (every proxy's clusters first, its routes last), so a
+ * frame given back at the limit makes room by letting go of the size class taken least
+ * recently: a pool full of one phase's sizes would otherwise turn the next phase's frames
+ * away (in one connect, 5,000 of 8,000 frames).
+ */
 export class FramePool {
   private readonly free = new Map<number, Buffer[]>();
+  /** When each size class was last taken, in takes. */
+  private readonly lastTaken = new Map<number, number>();
   private freeBytes = 0;
-  readonly stats: FramePoolStats = { taken: 0, reused: 0, kept: 0, dropped: 0 };
+  readonly stats: FramePoolStats = { taken: 0, reused: 0, kept: 0, dropped: 0, evicted: 0 };
 
   constructor(private readonly maxFreeBytes: number) {}
 
@@ -45,7 +55,7 @@ export class FramePool {
   take(size: number): Buffer | undefined {
     if (size < MIN_POOLED_FRAME || size > MAX_POOLED_FRAME) return undefined;
     const sizeClass = 2 ** Math.ceil(Math.log2(size));
-    this.stats.taken++;
+    this.lastTaken.set(sizeClass, ++this.stats.taken);
     const reused = this.free.get(sizeClass)?.pop();
     if (reused) {
       this.freeBytes -= sizeClass;
@@ -58,20 +68,41 @@ export class FramePool {
 
   /** A frame from take() whose bytes are no longer needed. */
   give(frame: Buffer): void {
-    if (this.freeBytes + frame.length > this.maxFreeBytes) {
+    const sizeClass = frame.length;
+    if (this.freeBytes + sizeClass > this.maxFreeBytes && !this.makeRoom(sizeClass)) {
       this.stats.dropped++;
       return;
     }
-    let list = this.free.get(frame.length);
-    if (!list) this.free.set(frame.length, (list = []));
+    let list = this.free.get(sizeClass);
+    if (!list) this.free.set(sizeClass, (list = []));
     list.push(frame);
-    this.freeBytes += frame.length;
+    this.freeBytes += sizeClass;
     this.stats.kept++;
   }
 
   /** Bytes held for reuse. */
   get heldBytes(): number {
     return this.freeBytes;
+  }
+
+  /**
+   * Lets go of free frames of classes taken less recently than `sizeClass` until one of it
+   * fits; lets go of none when that cannot make enough room.
+   */
+  private makeRoom(sizeClass: number): boolean {
+    const recency = this.lastTaken.get(sizeClass) ?? 0;
+    const staler = [...this.free]
+      .filter(([other, list]) => list.length > 0 && (this.lastTaken.get(other) ?? 0) < recency)
+      .sort(([a], [b]) => (this.lastTaken.get(a) ?? 0) - (this.lastTaken.get(b) ?? 0));
+    const evictable = staler.reduce((sum, [other, list]) => sum + other * list.length, 0);
+    if (this.freeBytes - evictable + sizeClass > this.maxFreeBytes) return false;
+    for (const [, list] of staler) {
+      while (list.length > 0 && this.freeBytes + sizeClass > this.maxFreeBytes) {
+        this.freeBytes -= list.pop()!.length;
+        this.stats.evicted++;
+      }
+    }
+    return true;
   }
 }
 

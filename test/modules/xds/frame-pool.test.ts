@@ -25,7 +25,29 @@ describe('xDS: frame pool', () => {
     pool.give(d);
     pool.give(Buffer.allocUnsafeSlow(256 * 1024));
     expect(pool.heldBytes).to.equal(3 * 256 * 1024);
-    expect(pool.stats).to.deep.equal({ taken: 6, reused: 2, kept: 5, dropped: 1 });
+    expect(pool.stats).to.deep.equal({ taken: 6, reused: 2, kept: 5, dropped: 1, evicted: 0 });
+  });
+
+  it('at its limit, lets go of the size class taken least recently for a frame of a more recent one', () => {
+    const pool = new FramePool(64 * 1024);
+    // One phase's frames fill the pool: four of 16 KiB.
+    const early = [1, 2, 3, 4].map(() => pool.take(16 * 1024)!);
+    early.forEach((f) => pool.give(f));
+    expect(pool.heldBytes).to.equal(64 * 1024);
+    // The next phase takes 32 KiB frames; giving one back lets two of the old class go.
+    const later = [pool.take(32 * 1024)!, pool.take(32 * 1024)!];
+    pool.give(later[0]);
+    expect(pool.heldBytes).to.equal(64 * 1024);
+    expect(pool.stats).to.include({ kept: 5, dropped: 0, evicted: 2 });
+    expect(pool.take(32 * 1024)).to.equal(later[0]);
+    // A frame of the stale class does not push out the recent one: it is dropped, and
+    // nothing is let go for it.
+    pool.give(later[0]);
+    pool.give(later[1]);
+    expect(pool.stats).to.include({ kept: 7, evicted: 4 });
+    pool.give(Buffer.allocUnsafeSlow(16 * 1024));
+    expect(pool.stats).to.include({ dropped: 1, evicted: 4 });
+    expect(pool.heldBytes).to.equal(64 * 1024);
   });
 
   describe('on a real gRPC server stream', () => {
