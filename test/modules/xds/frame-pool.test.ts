@@ -124,6 +124,23 @@ describe('xDS: frame pool', () => {
       expect(pool.stats.kept - before.kept).to.equal(100);
     });
 
+    it('delivers every message intact while a small pool lets go of the size class of an earlier phase', async () => {
+      // Room for one frame of 1 MiB: the second phase's frames push out the first's.
+      const small = new FramePool(1024 * 1024);
+      poolServerFrames(small);
+      try {
+        const first = await Promise.all([1, 2].map((id) => receive(id, 10, 200 * 1024)));
+        const second = await Promise.all([3, 4].map((id) => receive(id, 10, 600 * 1024)));
+        [1, 2].forEach((id, k) => expect(first[k]).to.deep.equal(Array.from({ length: 10 }, (_, i) => digest(message(id, i, 200 * 1024).toBuffer()))));
+        [3, 4].forEach((id, k) => expect(second[k]).to.deep.equal(Array.from({ length: 10 }, (_, i) => digest(message(id, i, 600 * 1024).toBuffer()))));
+        expect(small.stats.evicted).to.be.greaterThan(0);
+        expect(small.stats.reused).to.be.greaterThan(10);
+        expect(small.heldBytes).to.be.at.most(1024 * 1024);
+      } finally {
+        poolServerFrames(pool);
+      }
+    });
+
     it('leaves small messages to grpc-js, intact', async () => {
       const before = { ...pool.stats };
       const got = await receive(9, 10, 2000);
