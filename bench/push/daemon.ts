@@ -12,6 +12,9 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 export class BenchError extends Error {}
 
+/** What Daemon.start waits for (the ports it learns, then readiness). */
+const STARTUP_LINE = /listening on \S+:\d+|daemon ready/;
+
 export interface DaemonOptions {
   configDir: string;
   /** Where the daemon's output goes (kept with --keep). */
@@ -26,6 +29,12 @@ export class Daemon {
   grpcPort = 0;
   monitoringPort = 0;
   private tail = '';
+  /**
+   * The start-up lines waited for, kept apart from the tail: a daemon run with tracing flags
+   * can write more than the tail holds between them, and the bench would wait for a line it
+   * already had.
+   */
+  private readonly startupLines: string[] = [];
   private readonly log: fs.WriteStream;
   private readonly waiters: Array<() => void> = [];
   private readonly exited: Promise<number | null>;
@@ -43,6 +52,7 @@ export class Daemon {
       partial = lines.pop() ?? '';
       for (const line of lines) {
         if (/rejected config|xDS error|push context build failed|ACK ERROR|send failure/.test(line) && this.problems.length < 20) this.problems.push(line);
+        if (STARTUP_LINE.test(line) && this.startupLines.length < 20) this.startupLines.push(line);
       }
       // Start-up lines are all that is looked for; keep the tail bounded.
       this.tail = (this.tail + d.toString()).slice(-200_000);
@@ -95,9 +105,15 @@ export class Daemon {
     );
     const daemon = new Daemon(child, options);
     const port = async (what: string) => Number(/(\d+)\s*$/.exec(await daemon.waitForLog(new RegExp(`${what} listening on \\S+:\\d+`), options.startTimeoutMs))![1]);
-    daemon.grpcPort = await port('xDS \\(gRPC\\)');
-    daemon.monitoringPort = await port('monitoring');
-    await daemon.waitForLog(/daemon ready/, options.startTimeoutMs);
+    try {
+      daemon.grpcPort = await port('xDS \\(gRPC\\)');
+      daemon.monitoringPort = await port('monitoring');
+      await daemon.waitForLog(/daemon ready/, options.startTimeoutMs);
+    } catch (e) {
+      // Nobody else knows this process yet: left running, it would hold its ports and memory.
+      await daemon.stop(2_000);
+      throw e;
+    }
     return daemon;
   }
 
@@ -105,7 +121,7 @@ export class Daemon {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new BenchError(`the daemon did not log ${pattern} within ${timeoutMs} ms; output:\n${this.tail.slice(-3000)}`)), timeoutMs);
       const check = () => {
-        const m = pattern.exec(this.tail);
+        const m = pattern.exec(this.startupLines.join('\n')) ?? pattern.exec(this.tail);
         if (m) {
           clearTimeout(timer);
           resolve(m[0]);
