@@ -110,14 +110,16 @@ describe('xDS: frame pool', () => {
         call.on('end', () => resolve(got));
       });
 
+    /** The digests `receive(id, count, size)` must return: every message of that stream, in order. */
+    const sent = (id: number, count: number, size: number): string[] => Array.from({ length: count }, (_, i) => digest(message(id, i, size).toBuffer()));
+
     it('delivers every large message intact to concurrent streams while their frames are reused', async () => {
       const before = { ...pool.stats };
       const streams = [1, 2, 3, 4];
       const sizes = [150 * 1024, 300 * 1024, 700 * 1024, 150 * 1024];
       const received = await Promise.all(streams.map((id, k) => receive(id, 25, sizes[k])));
       streams.forEach((id, k) => {
-        const expected = Array.from({ length: 25 }, (_, i) => digest(message(id, i, sizes[k]).toBuffer()));
-        expect(received[k]).to.deep.equal(expected);
+        expect(received[k]).to.deep.equal(sent(id, 25, sizes[k]));
       });
       expect(pool.stats.taken - before.taken).to.equal(100);
       expect(pool.stats.reused - before.reused).to.be.greaterThan(50);
@@ -131,8 +133,8 @@ describe('xDS: frame pool', () => {
       try {
         const first = await Promise.all([1, 2].map((id) => receive(id, 10, 200 * 1024)));
         const second = await Promise.all([3, 4].map((id) => receive(id, 10, 600 * 1024)));
-        [1, 2].forEach((id, k) => expect(first[k]).to.deep.equal(Array.from({ length: 10 }, (_, i) => digest(message(id, i, 200 * 1024).toBuffer()))));
-        [3, 4].forEach((id, k) => expect(second[k]).to.deep.equal(Array.from({ length: 10 }, (_, i) => digest(message(id, i, 600 * 1024).toBuffer()))));
+        [1, 2].forEach((id, k) => expect(first[k]).to.deep.equal(sent(id, 10, 200 * 1024)));
+        [3, 4].forEach((id, k) => expect(second[k]).to.deep.equal(sent(id, 10, 600 * 1024)));
         expect(small.stats.evicted).to.be.greaterThan(0);
         expect(small.stats.reused).to.be.greaterThan(10);
         expect(small.heldBytes).to.be.at.most(1024 * 1024);
@@ -144,7 +146,7 @@ describe('xDS: frame pool', () => {
     it('leaves small messages to grpc-js, intact', async () => {
       const before = { ...pool.stats };
       const got = await receive(9, 10, 2000);
-      expect(got).to.deep.equal(Array.from({ length: 10 }, (_, i) => digest(message(9, i, 2000).toBuffer())));
+      expect(got).to.deep.equal(sent(9, 10, 2000));
       expect(pool.stats).to.deep.equal(before);
     });
 
