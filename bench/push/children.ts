@@ -35,8 +35,8 @@ export class ChildHandle<C extends { t: string; id: number }, R extends { t: str
     });
   }
 
-  static fork<C extends { t: string; id: number }, R extends { t: string; id: number }>(script: string, name: string): ChildHandle<C, R> {
-    return new ChildHandle<C, R>(fork(path.join(__dirname, script), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] }), name);
+  static fork<C extends { t: string; id: number }, R extends { t: string; id: number }>(script: string, name: string, nodeArgs: readonly string[] = []): ChildHandle<C, R> {
+    return new ChildHandle<C, R>(fork(path.join(__dirname, script), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...nodeArgs] }), name);
   }
 
   get pid(): number {
@@ -90,8 +90,8 @@ export function startLimitServer(): LimitServer {
 export class Workers {
   constructor(readonly list: WorkerHandle[]) {}
 
-  static start(n: number): Workers {
-    return new Workers(Array.from({ length: n }, (_, i) => ChildHandle.fork<Command, Reply>('worker.js', `client worker ${i}`)));
+  static start(n: number, nodeArgs: readonly string[] = []): Workers {
+    return new Workers(Array.from({ length: n }, (_, i) => ChildHandle.fork<Command, Reply>('worker.js', `client worker ${i}`, nodeArgs)));
   }
 
   check(): void {

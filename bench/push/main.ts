@@ -48,6 +48,8 @@ interface Options {
   heapSnapshot: boolean;
   /** Extra node options for the daemon (e.g. V8 heap sizes), to try them without a rebuild. */
   daemonNodeArgs: string[];
+  /** Extra node options for the client workers (e.g. --cpu-prof), to see where the bench's own CPU goes. */
+  workerNodeArgs: string[];
 }
 
 const USAGE = `usage: npm run bench:push -- [options]
@@ -73,6 +75,8 @@ const USAGE = `usage: npm run bench:push -- [options]
   --cpu-prof                 run the daemon with node --cpu-prof (profile in the kept temp dir)
   --heap-snapshot            write a heap snapshot of the daemon after the connect phase (in the kept temp dir)
   --daemon-node-arg ARG      pass ARG to the daemon's node (repeatable; e.g. --daemon-node-arg=--max-semi-space-size=64)
+  --worker-node-arg ARG      pass ARG to each client worker's node (repeatable; e.g. --worker-node-arg=--cpu-prof
+                             --worker-node-arg=--cpu-prof-dir=/tmp/prof)
 
 Daemon settings come from the environment as usual (e.g. PILOT_DEBOUNCE_AFTER=100ms).`;
 
@@ -97,6 +101,7 @@ function parseOptions(argv: string[]): Options {
     cpuProf: false,
     heapSnapshot: false,
     daemonNodeArgs: [],
+    workerNodeArgs: [],
   };
   const ints: Record<string, (v: number) => void> = {
     '--services': (v) => (o.services = v),
@@ -124,10 +129,10 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--keep') o.keep = true;
     else if (flag === '--cpu-prof') o.cpuProf = o.keep = true;
     else if (flag === '--heap-snapshot') o.heapSnapshot = o.keep = true;
-    else if (flag === '--daemon-node-arg') {
+    else if (flag === '--daemon-node-arg' || flag === '--worker-node-arg') {
       const arg = inline ?? argv[++i];
-      if (!arg?.startsWith('--')) throw new BenchError(`--daemon-node-arg needs a node option (starting with --), got ${arg}`);
-      o.daemonNodeArgs.push(arg);
+      if (!arg?.startsWith('--')) throw new BenchError(`${flag} needs a node option (starting with --), got ${arg}`);
+      (flag === '--daemon-node-arg' ? o.daemonNodeArgs : o.workerNodeArgs).push(arg);
     }
     else if (ints[flag]) {
       const text = inline ?? argv[++i];
@@ -738,7 +743,7 @@ async function main(): Promise<number> {
     startupRss = bench.sampler.sample();
     log(`daemon pid ${bench.daemon.pid} ready in ${ms(now() - t)} (xDS on 127.0.0.1:${bench.daemon.grpcPort}), RSS ${bytes(startupRss)}`);
     if (bench.daemon.problems.length) throw new BenchError(`the daemon rejected generated config:\n${bench.daemon.problems.join('\n')}`);
-    bench.workers = Workers.start(o.workers);
+    bench.workers = Workers.start(o.workers, o.workerNodeArgs);
     log(`connecting ${o.clients} clients from ${o.workers} worker(s)...`);
     await bench.connect();
     log(`initial connect: all clients complete after ${ms(bench.phases[0].convergenceMs.max)}; measuring pushes...`);

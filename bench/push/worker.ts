@@ -8,8 +8,8 @@
  * resource's content (a cluster's EDS name, a listener's route names) is read once per worker
  * per distinct resource (ResourceTable), since thousands of clients get the same resources.
  */
-import * as grpc from '@grpc/grpc-js';
 import { Capture, CapturedResponse, writeCapture } from './capture';
+import { GrpcCall, GrpcConnection } from './grpc-stream';
 import type { ClientReport, ClientSpec, Command, ConnectCommand, Reply, Report, Status, TypeTotals } from './protocol';
 import {
   edsNameOfAny, encodeDeltaRequest, encodeNames, encodeNodeField, encodeRequest, EnvelopeResource, readEnvelope, routeNamesOfAny, Short, SHORT_OF, SHORTS,
@@ -19,7 +19,6 @@ const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggreg
 const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
 
 const now = (): number => performance.timeOrigin + performance.now();
-const identity = (b: Buffer): Buffer => b;
 
 interface TypeState {
   version: string;
@@ -53,36 +52,60 @@ function namesBytes(key: string, names: string[]): Buffer {
  * of the world, which has no resource versions: by type, name and size). Keeps the content
  * clients follow, read on first sight, and with capture on the resource's bytes as they
  * arrived (the `resources` field entry), for the transport-limit replay.
+ *
+ * A resource seen before is found without making strings: delta, by a hash of its version
+ * (a hash of the body, which holds the name; the name's length is checked too), state of the
+ * world, by a hash of its name and size. The bytes kept with the resource are compared.
  */
 class ResourceTable {
-  /** Delta: by version alone (a hash of the body, which holds the name), the common case, without building a key. */
-  private readonly byVersion = new Map<string, number>();
+  private readonly byHash = new Map<number, number>();
   private readonly byKey = new Map<string, number>();
   readonly frames: Buffer[] = [];
-  private readonly names: string[] = [];
+  readonly names: string[] = [];
   private readonly types: Short[] = [];
+  /** State of the world: the resource entry's size, part of its identity. Delta: 0. */
+  private readonly sizes: number[] = [];
+  private readonly nameBytes: Buffer[] = [];
+  private readonly versionBytes: Buffer[] = [];
   /** CDS: the EDS name (none for a cluster without EDS); undefined until first needed. */
   private readonly edsNames: Array<readonly string[] | undefined> = [];
   private readonly routeNames: Array<readonly string[] | undefined> = [];
 
   id(short: Short, buf: Buffer, r: EnvelopeResource, keepFrame: boolean): number {
-    let id = r.version ? this.byVersion.get(r.version) : undefined;
-    if (id === undefined || this.names[id] !== r.name || this.types[id] !== short) {
-      const key = `${short} ${r.name} ${r.version || r.end - r.start}`;
+    const versioned = r.versionEnd > r.versionStart;
+    const size = versioned ? 0 : r.end - r.start;
+    const hash = versioned ? hashBytes(buf, r.versionStart, r.versionEnd, TYPE_SEED[short]) : hashBytes(buf, r.nameStart, r.nameEnd, TYPE_SEED[short] ^ size);
+    let id = this.byHash.get(hash);
+    if (id === undefined || !this.matches(id, short, size, buf, r)) {
+      const name = buf.toString('utf8', r.nameStart, r.nameEnd);
+      const version = buf.toString('utf8', r.versionStart, r.versionEnd);
+      const key = `${short} ${name} ${version || size}`;
       id = this.byKey.get(key);
       if (id === undefined) {
         id = this.frames.length;
         this.byKey.set(key, id);
-        if (r.version && !this.byVersion.has(r.version)) this.byVersion.set(r.version, id);
         this.frames.push(EMPTY);
-        this.names.push(r.name);
+        this.names.push(name);
         this.types.push(short);
+        this.sizes.push(size);
+        this.nameBytes.push(Buffer.from(buf.subarray(r.nameStart, r.nameEnd)));
+        this.versionBytes.push(Buffer.from(buf.subarray(r.versionStart, r.versionEnd)));
         this.edsNames.push(undefined);
         this.routeNames.push(undefined);
       }
+      this.byHash.set(hash, id);
     }
     if (keepFrame && this.frames[id] === EMPTY) this.frames[id] = Buffer.from(buf.subarray(r.start, r.end));
     return id;
+  }
+
+  private matches(id: number, short: Short, size: number, buf: Buffer, r: EnvelopeResource): boolean {
+    return (
+      this.types[id] === short &&
+      this.sizes[id] === size &&
+      sameBytes(this.versionBytes[id], buf, r.versionStart, r.versionEnd) &&
+      (size === 0 ? this.nameBytes[id].length === r.nameEnd - r.nameStart : sameBytes(this.nameBytes[id], buf, r.nameStart, r.nameEnd))
+    );
   }
 
   /** The EDS name a cluster wants, as a list (empty: not an EDS cluster), one shared list per resource. */
@@ -102,6 +125,21 @@ class ResourceTable {
   get frameBytes(): number {
     return this.frames.reduce((a, f) => a + f.length, 0);
   }
+}
+
+const TYPE_SEED: Record<Short, number> = { cds: 0x811c9dc5, eds: 0x01000193, lds: 0x5bd1e995, rds: 0x27d4eb2f };
+
+/** FNV-1a over buf[start, end), continuing from `seed`. */
+function hashBytes(buf: Buffer, start: number, end: number, seed: number): number {
+  let h = seed;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  return h >>> 0;
+}
+
+function sameBytes(kept: Buffer, buf: Buffer, start: number, end: number): boolean {
+  if (kept.length !== end - start) return false;
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== buf[start + i]) return false;
+  return true;
 }
 
 const table = new ResourceTable();
@@ -136,11 +174,11 @@ class WantedNames {
   /** `owner` now wants `names` (none: it is gone); names newly wanted or no longer wanted go to `changes`. */
   set(owner: string, names: readonly string[], changes: NameChanges): void {
     const old = this.byOwner.get(owner);
-    if (old === names) return;
+    if (old === names || (old === undefined && names.length === 0)) return;
     for (const n of names) {
       const c = this.refs.get(n) ?? 0;
       this.refs.set(n, c + 1);
-      if (c === 0 && !changes.removed.delete(n)) changes.added.add(n);
+      if (c === 0 && (changes.removed.size === 0 || !changes.removed.delete(n))) changes.added.add(n);
     }
     for (const n of old ?? []) {
       const c = this.refs.get(n)! - 1;
@@ -156,7 +194,7 @@ class WantedNames {
 }
 
 class SimClient {
-  private call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
+  private call: GrpcCall | undefined;
   private readonly types: Record<Short, TypeState>;
   private node: Buffer | undefined;
   startedAt = 0;
@@ -179,7 +217,7 @@ class SimClient {
 
   constructor(
     readonly spec: ClientSpec,
-    private readonly channel: grpc.Client,
+    private readonly connection: GrpcConnection,
     private readonly delta: boolean,
     private readonly capture: boolean,
     private readonly tag: boolean,
@@ -197,13 +235,12 @@ class SimClient {
 
   start(): void {
     this.startedAt = now();
-    const metadata = new grpc.Metadata();
-    if (this.tag) metadata.set('bench-client', String(this.spec.index));
-    const call = this.channel.makeBidiStreamRequest<Buffer, Buffer>(this.delta ? DELTA_ADS : ADS, identity, identity, metadata);
-    this.call = call;
-    call.on('data', (b: Buffer) => this.onResponse(b));
-    call.on('error', (e: grpc.ServiceError) => this.fail(`${e.code} ${e.details || e.message}`));
-    call.on('end', () => this.fail('the server ended the stream'));
+    const metadata: Record<string, string> = this.tag ? { 'bench-client': String(this.spec.index) } : {};
+    this.call = this.connection.call(this.delta ? DELTA_ADS : ADS, metadata, {
+      onMessage: (b) => this.onResponse(b),
+      onError: (message) => this.fail(message),
+      onEnd: () => this.fail('the server ended the stream'),
+    });
     this.send('cds', '', '', EMPTY);
     this.send('lds', '', '', EMPTY);
   }
@@ -254,15 +291,15 @@ class SimClient {
     totals.bytes += buf.length;
     totals.resources += r.resources.length;
     const resources = r.resources;
-    // Ids serve the capture and the content CDS/LDS clients follow; EDS and RDS need names only.
-    const ids = this.capture || short === 'cds' || short === 'lds' ? resources.map((res) => table.id(short, buf, res, this.capture)) : [];
+    // A resource's id gives its name (kept as a string once per worker) and what it wants.
+    const ids = resources.map((res) => table.id(short, buf, res, this.capture));
     if (this.capture) this.captured.push(captureOf(buf, resources, ids));
 
     const st = this.types[short];
     st.version = r.version;
     st.nonce = r.nonce;
     st.received += 1;
-    if (st.awaiting.size > 0) for (const res of resources) st.awaiting.delete(res.name);
+    if (st.awaiting.size > 0) for (const id of ids) st.awaiting.delete(table.names[id]);
     if (short === 'cds' || short === 'lds') {
       // What a cluster or listener wants: the EDS name of a cluster, the route names of a listener.
       const follows = short === 'cds' ? 'eds' : 'rds';
@@ -271,7 +308,7 @@ class SimClient {
         // Delta carries only what changed, and names what was removed.
         const changes: NameChanges = { added: new Set(), removed: new Set() };
         for (const n of r.removed) this.wanted[follows].set(n, [], changes);
-        for (let i = 0; i < resources.length; i++) this.wanted[follows].set(resources[i].name, wants(i), changes);
+        for (let i = 0; i < resources.length; i++) this.wanted[follows].set(table.names[ids[i]], wants(i), changes);
         this.changeSubscription(follows, changes);
       } else {
         const names = new Set<string>();
@@ -291,7 +328,7 @@ class SimClient {
     // What is still owed: earlier additions still wanted, plus the new ones.
     for (const n of changes.removed) st.awaiting.delete(n);
     for (const n of changes.added) st.awaiting.add(n);
-    this.call!.write(encodeDeltaRequest(short, '', [...changes.added], [...changes.removed]));
+    this.call!.write(encodeDeltaRequest(short, '', changes.added, changes.removed));
     st.subscribed = true;
   }
 
@@ -365,25 +402,15 @@ function captureOf(buf: Buffer, resources: readonly EnvelopeResource[], ids: rea
 const clients: SimClient[] = [];
 /** Types every client must receive in the current phase (bits of TYPE_BIT). */
 let expectMask = 0;
-const channels: grpc.Client[] = [];
+const connections: GrpcConnection[] = [];
 let cpuAtMark = process.cpuUsage();
 
 function connect(cmd: ConnectCommand): void {
   const target = `127.0.0.1:${cmd.port}`;
   cmd.clients.forEach((spec, i) => {
-    if (i % cmd.streamsPerConnection === 0) {
-      // A local subchannel pool per client object: one HTTP/2 connection each.
-      channels.push(
-        new grpc.Client(target, grpc.credentials.createInsecure(), {
-          'grpc.use_local_subchannel_pool': 1,
-          'grpc.max_receive_message_length': -1,
-          'grpc.max_send_message_length': -1,
-          'grpc.keepalive_time_ms': 600_000,
-          ...(cmd.windowBytes > 0 ? { 'grpc-node.flow_control_window': cmd.windowBytes } : {}),
-        }),
-      );
-    }
-    clients.push(new SimClient(spec, channels[channels.length - 1], cmd.delta, cmd.capture, cmd.tag));
+    // One HTTP/2 connection per group of streams.
+    if (i % cmd.streamsPerConnection === 0) connections.push(new GrpcConnection(target, { windowBytes: cmd.windowBytes }));
+    clients.push(new SimClient(spec, connections[connections.length - 1], cmd.delta, cmd.capture, cmd.tag));
   });
   const n = clients.length;
   clients.forEach((c, i) => {
@@ -445,9 +472,9 @@ function close(): void {
     c.close();
     if (c.captured.length) closedCaptures.push({ index: c.spec.index, responses: c.captured });
   }
-  for (const ch of channels) ch.close();
+  for (const c of connections) c.close();
   clients.length = 0;
-  channels.length = 0;
+  connections.length = 0;
 }
 
 function dump(file: string): Extract<Reply, { t: 'dumped' }> {

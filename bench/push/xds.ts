@@ -139,21 +139,27 @@ class Cursor {
   }
 }
 
-/** One entry of a response's `resources`, located but not decoded. */
+/** One entry of a response's `resources`, located but not decoded: byte ranges in the response. */
 export interface EnvelopeResource {
   /** [start, end) of the whole field (tag, length and payload): the bytes a replay writes again. */
   start: number;
   end: number;
   /** Delta: Resource.name. State of the world: the first field of the Any's value (every xDS type's name). */
-  name: string;
-  /** Delta: Resource.version (a hash of the body). State of the world: ''. */
-  version: string;
+  nameStart: number;
+  nameEnd: number;
+  /** Delta: Resource.version (a hash of the body). State of the world: empty. */
+  versionStart: number;
+  versionEnd: number;
   /** [start, end) of the google.protobuf.Any: read only when a client needs the resource's content. */
   anyStart: number;
   anyEnd: number;
 }
 
-/** What a client needs of a response to ACK it and follow its subscriptions; resources are not decoded. */
+/**
+ * What a client needs of a response to ACK it and follow its subscriptions; resources are not
+ * decoded. The resource records are reused by the next readEnvelope: a connect reads millions
+ * of them, and the worker handles a response before it reads the next.
+ */
 export interface Envelope {
   typeUrl: string;
   /** version_info (state of the world) or system_version_info (delta). */
@@ -168,10 +174,13 @@ export interface Envelope {
  * The envelope of a DiscoveryResponse (version_info = 1, resources = 2 (Any), type_url = 4,
  * nonce = 5) or a DeltaDiscoveryResponse (system_version_info = 1, resources = 2 (Resource
  * { version = 1; resource = 2 (Any); name = 3 }), type_url = 4, nonce = 5, removed_resources = 6).
+ * A resource's name and version stay bytes: thousands of clients get the same resources, and
+ * the worker's resource table knows them by those bytes without making strings of them.
  */
 export function readEnvelope(buf: Buffer, delta: boolean): Envelope {
   const c = new Cursor(buf, 0, buf.length);
   const out: Envelope = { version: '', typeUrl: '', nonce: '', resources: [], removed: [] };
+  let count = 0;
   while (c.more()) {
     const at = c.pos;
     const tag = c.varint();
@@ -183,28 +192,67 @@ export function readEnvelope(buf: Buffer, delta: boolean): Envelope {
     else if (field === 6 && delta) out.removed.push(c.string());
     else if (field === 2) {
       const [s, e] = c.bytes();
-      out.resources.push(delta ? deltaResource(buf, at, s, e) : sotwResource(buf, at, s, e));
+      const r = (records[count] ??= { start: 0, end: 0, nameStart: 0, nameEnd: 0, versionStart: 0, versionEnd: 0, anyStart: 0, anyEnd: 0 });
+      count += 1;
+      if (delta) deltaResource(buf, at, s, e, r);
+      else sotwResource(buf, at, s, e, r);
+      out.resources.push(r);
     } else c.skip(2);
   }
   return out;
 }
 
-function deltaResource(buf: Buffer, at: number, start: number, end: number): EnvelopeResource {
-  const r = new Cursor(buf, start, end);
-  const out: EnvelopeResource = { start: at, end, name: '', version: '', anyStart: 0, anyEnd: 0 };
-  while (r.more()) {
-    const t = r.varint();
-    if (t === ((3 << 3) | 2)) out.name = r.string();
-    else if (t === ((1 << 3) | 2)) out.version = r.string();
-    else if (t === ((2 << 3) | 2)) [out.anyStart, out.anyEnd] = r.bytes();
-    else r.skip(t & 7);
+/** The resource records readEnvelope fills, reused from one response to the next. */
+const records: EnvelopeResource[] = [];
+
+/** Resource { version = 1; resource = 2 (Any); name = 3 }: the ranges, read without a cursor (the hot loop of a connect). */
+function deltaResource(buf: Buffer, at: number, start: number, end: number, out: EnvelopeResource): void {
+  out.start = at;
+  out.end = end;
+  out.nameStart = out.nameEnd = out.versionStart = out.versionEnd = out.anyStart = out.anyEnd = 0;
+  let pos = start;
+  while (pos < end) {
+    const tag = buf[pos++];
+    if (tag !== ((1 << 3) | 2) && tag !== ((2 << 3) | 2) && tag !== ((3 << 3) | 2)) {
+      // Another field (none today): the general reader.
+      const c = new Cursor(buf, pos - 1, end);
+      c.skip(c.varint() & 7);
+      pos = c.pos;
+      continue;
+    }
+    let len = 0;
+    let mul = 1;
+    for (;;) {
+      if (pos >= end) throw new Error('truncated varint');
+      const b = buf[pos++];
+      len += (b & 0x7f) * mul;
+      if (b < 0x80) break;
+      mul *= 128;
+    }
+    const s = pos;
+    pos += len;
+    if (pos > end) throw new Error('truncated field');
+    if (tag === ((3 << 3) | 2)) {
+      out.nameStart = s;
+      out.nameEnd = pos;
+    } else if (tag === ((1 << 3) | 2)) {
+      out.versionStart = s;
+      out.versionEnd = pos;
+    } else {
+      out.anyStart = s;
+      out.anyEnd = pos;
+    }
   }
-  return out;
 }
 
-function sotwResource(buf: Buffer, at: number, start: number, end: number): EnvelopeResource {
+function sotwResource(buf: Buffer, at: number, start: number, end: number, out: EnvelopeResource): void {
   const value = anyValue(buf, start, end);
-  return { start: at, end, name: value ? nameOfResource(buf, value[0], value[1]) : '', version: '', anyStart: start, anyEnd: end };
+  [out.nameStart, out.nameEnd] = value ? nameOfResource(buf, value[0], value[1]) : [0, 0];
+  out.start = at;
+  out.end = end;
+  out.versionStart = out.versionEnd = 0;
+  out.anyStart = start;
+  out.anyEnd = end;
 }
 
 /**
@@ -330,15 +378,15 @@ function routeNameOfFilter(buf: Buffer, start: number, end: number): string | un
   return undefined;
 }
 
-/** Field 1 of a resource (ClusterLoadAssignment.cluster_name, RouteConfiguration.name, Cluster/Listener.name). */
-function nameOfResource(buf: Buffer, start: number, end: number): string {
+/** Field 1 of a resource (ClusterLoadAssignment.cluster_name, RouteConfiguration.name, Cluster/Listener.name): its bytes. */
+function nameOfResource(buf: Buffer, start: number, end: number): [number, number] {
   const c = new Cursor(buf, start, end);
   while (c.more()) {
     const tag = c.varint();
-    if (tag === ((1 << 3) | 2)) return c.string();
+    if (tag === ((1 << 3) | 2)) return c.bytes();
     c.skip(tag & 7);
   }
-  return '';
+  return [0, 0];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,17 +400,30 @@ const DELTA_TYPE_URL_FIELD: Record<Short, Buffer> = {
   rds: strField(2, TYPE.rds),
 };
 
+/** Encoded `resource_names_subscribe` (3) / `_unsubscribe` (4) entries by name: clients subscribe to the same names. */
+const nameFields: Record<3 | 4, Map<string, Buffer>> = { 3: new Map(), 4: new Map() };
+function nameField(field: 3 | 4, name: string): Buffer {
+  const cache = nameFields[field];
+  let b = cache.get(name);
+  if (!b) {
+    if (cache.size >= 100_000) cache.clear();
+    b = strField(field, name);
+    cache.set(name, b);
+  }
+  return b;
+}
+
 /**
  * envoy.service.discovery.v3.DeltaDiscoveryRequest: node = 1, type_url = 2,
  * resource_names_subscribe = 3, resource_names_unsubscribe = 4, response_nonce = 6.
  */
-export function encodeDeltaRequest(short: Short, nonce: string, subscribe: readonly string[], unsubscribe: readonly string[], node?: Buffer): Buffer {
+export function encodeDeltaRequest(short: Short, nonce: string, subscribe: Iterable<string>, unsubscribe: Iterable<string>, node?: Buffer): Buffer {
   const parts: Buffer[] = [];
   // `node` is encodeNodeField's DiscoveryRequest field 2 (one tag byte); here it is field 1.
   if (node) parts.push(Buffer.concat([Buffer.from([(1 << 3) | 2]), node.subarray(1)]));
   parts.push(DELTA_TYPE_URL_FIELD[short]);
-  for (const n of subscribe) parts.push(strField(3, n));
-  for (const n of unsubscribe) parts.push(strField(4, n));
+  for (const n of subscribe) parts.push(nameField(3, n));
+  for (const n of unsubscribe) parts.push(nameField(4, n));
   if (nonce) parts.push(strField(6, nonce));
   return Buffer.concat(parts);
 }
