@@ -1,6 +1,6 @@
 /**
  * A client worker (child process of the bench): simulates Envoy sidecars, one ADS stream each
- * (delta or state of the world), over real gRPC. Per stream, like Envoy: CDS and LDS wildcard;
+ * (delta or state of the world), over real gRPC (grpc-stream.ts). Per stream, like Envoy: CDS and LDS wildcard;
  * EDS for the EDS clusters it holds; RDS for the route names of the listeners it holds; every
  * response ACKed with its nonce (and version and names, state of the world).
  *

@@ -145,28 +145,26 @@ describe('bench:push: the client transport (grpc-stream)', function () {
       });
     }
 
-    it('reports the end of a call with status OK as its end', async () => {
+    /** How a call that sends `first` ends: 'end' or the error text. */
+    const outcome = async (first: string, method = METHOD): Promise<string> => {
       const conn = new GrpcConnection(`127.0.0.1:${port}`, { windowBytes: 0 });
       const c = collector();
-      conn.call(METHOD, {}, c).write(Buffer.from('finish'));
-      expect(await c.ended).to.equal('end');
+      conn.call(method, {}, c).write(Buffer.from(first));
+      const ended = await c.ended;
       conn.close();
+      return ended;
+    };
+
+    it('reports the end of a call with status OK as its end', async () => {
+      expect(await outcome('finish')).to.equal('end');
     });
 
     it('reports a failed call with its status code and decoded message', async () => {
-      const conn = new GrpcConnection(`127.0.0.1:${port}`, { windowBytes: 0 });
-      const c = collector();
-      conn.call(METHOD, {}, c).write(Buffer.from('fail'));
-      expect(await c.ended).to.equal('5 no such resource: a/b%c');
-      conn.close();
+      expect(await outcome('fail')).to.equal('5 no such resource: a/b%c');
     });
 
     it('reports an unknown method as the server answers it', async () => {
-      const conn = new GrpcConnection(`127.0.0.1:${port}`, { windowBytes: 0 });
-      const c = collector();
-      conn.call('/bench.Echo/Nothing', {}, c).write(Buffer.from('x'));
-      expect(await c.ended).to.match(/^12 /);
-      conn.close();
+      expect(await outcome('x', '/bench.Echo/Nothing')).to.match(/^12 /);
     });
 
     it('reports a server that goes away mid-call', async () => {
