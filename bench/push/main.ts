@@ -584,6 +584,8 @@ function printTables(res: Results): void {
       row('p90', (x) => ms(x.convergenceMs.p90)),
       row('p99', (x) => ms(x.convergenceMs.p99)),
       row('max', (x) => ms(x.convergenceMs.max)),
+      // The first client's first response: when the push began reaching proxies (after the debounce).
+      row('first response min', (x) => ms(x.firstResponseMs.min)),
       row('first response median', (x) => ms(x.firstResponseMs.median)),
       row('first response max', (x) => ms(x.firstResponseMs.max)),
       row('per-client connect median', (x) => (x.perClientConnectMs ? ms(x.perClientConnectMs.median) : '')),
