@@ -104,11 +104,11 @@ export class Daemon {
       { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const daemon = new Daemon(child, options);
-    const port = async (what: string) => Number(/(\d+)\s*$/.exec(await daemon.waitForLog(new RegExp(`${what} listening on \\S+:\\d+`), options.startTimeoutMs))![1]);
+    const port = async (what: string) => Number(/(\d+)\s*$/.exec(await daemon.waitForStartupLine(new RegExp(`${what} listening on \\S+:\\d+`), options.startTimeoutMs))![1]);
     try {
       daemon.grpcPort = await port('xDS \\(gRPC\\)');
       daemon.monitoringPort = await port('monitoring');
-      await daemon.waitForLog(/daemon ready/, options.startTimeoutMs);
+      await daemon.waitForStartupLine(/daemon ready/, options.startTimeoutMs);
     } catch (e) {
       // Nobody else knows this process yet: left running, it would hold its ports and memory.
       await daemon.stop(2_000);
@@ -117,11 +117,12 @@ export class Daemon {
     return daemon;
   }
 
-  waitForLog(pattern: RegExp, timeoutMs: number): Promise<string> {
+  /** Waits for a start-up line (STARTUP_LINE) matching `pattern`; the tail only goes into the error. */
+  private waitForStartupLine(pattern: RegExp, timeoutMs: number): Promise<string> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new BenchError(`the daemon did not log ${pattern} within ${timeoutMs} ms; output:\n${this.tail.slice(-3000)}`)), timeoutMs);
       const check = () => {
-        const m = pattern.exec(this.startupLines.join('\n')) ?? pattern.exec(this.tail);
+        const m = pattern.exec(this.startupLines.join('\n'));
         if (m) {
           clearTimeout(timer);
           resolve(m[0]);

@@ -12,6 +12,7 @@
  * same gRPC the daemon's other clients speak (the bench's tests check it against grpc-js).
  */
 import * as http2 from 'node:http2';
+import { FramePool } from '../../src/modules/xds/frame-pool';
 
 export interface StreamHandlers {
   /** A complete message. The buffer is valid only during the call: copy what you keep. */
@@ -30,46 +31,20 @@ export interface ConnectionOptions {
 const HEADER_BYTES = 5;
 
 /**
- * Buffers for messages that span chunks, by power-of-two size, reused across streams. Only
- * messages being assembled hold one, so the pool stays as big as the largest burst of
- * interleaved big messages, not as big as the number of streams.
+ * Buffers for messages that span chunks, reused across streams: the daemon's frame pool (free
+ * buffers by power-of-two size class, least recently taken class let go first). Only messages
+ * being assembled hold one, so it stays as big as the largest burst of interleaved big
+ * messages, not as big as the number of streams.
  */
-class AssemblyBuffers {
-  private readonly free = new Map<number, Buffer[]>();
-  private freeBytes = 0;
-
-  constructor(private readonly maxFreeBytes: number) {}
-
-  take(size: number): Buffer {
-    const cls = classOf(size);
-    const b = this.free.get(cls)?.pop();
-    if (b) {
-      this.freeBytes -= b.length;
-      return b;
-    }
-    return Buffer.allocUnsafeSlow(cls);
-  }
-
-  give(b: Buffer): void {
-    if (this.freeBytes + b.length > this.maxFreeBytes) return;
-    let list = this.free.get(b.length);
-    if (!list) this.free.set(b.length, (list = []));
-    list.push(b);
-    this.freeBytes += b.length;
-  }
-}
-
-function classOf(size: number): number {
-  return size <= 4096 ? 4096 : 2 ** Math.ceil(Math.log2(size));
-}
-
-const assembly = new AssemblyBuffers(256 * 1024 * 1024);
+const assembly = new FramePool(256 * 1024 * 1024);
 
 /** Splits a stream's DATA into gRPC messages. Exported for its tests. */
 export class MessageReader {
   private readonly head = Buffer.alloc(HEADER_BYTES);
   private headFill = 0;
   private message: Buffer | undefined;
+  /** The message's buffer came from the pool (outside its sizes, it is a plain allocation). */
+  private messagePooled = false;
   private messageLength = 0;
   private messageFill = 0;
 
@@ -112,7 +87,9 @@ export class MessageReader {
         this.onMessage(chunk.subarray(pos, pos + length));
         pos += length;
       } else {
-        this.message = assembly.take(length);
+        const pooled = assembly.take(length);
+        this.message = pooled ?? Buffer.allocUnsafe(length);
+        this.messagePooled = pooled !== undefined;
         this.messageLength = length;
         this.messageFill = 0;
       }
@@ -126,7 +103,7 @@ export class MessageReader {
 
   /** Gives back an assembly buffer held by a call that ended mid-message. */
   release(): void {
-    if (this.message) assembly.give(this.message);
+    if (this.message && this.messagePooled) assembly.give(this.message);
     this.message = undefined;
     this.headFill = 0;
   }
@@ -141,7 +118,7 @@ export class MessageReader {
     try {
       this.onMessage(b.subarray(0, this.messageLength));
     } finally {
-      assembly.give(b);
+      if (this.messagePooled) assembly.give(b);
     }
   }
 }

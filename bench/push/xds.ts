@@ -84,10 +84,18 @@ export function encodeRequest(short: Short, version: string, nonce: string, name
 /** A forward-only protobuf cursor over `buf[pos, end)`. */
 class Cursor {
   constructor(
-    readonly buf: Buffer,
+    public buf: Buffer,
     public pos: number,
     public end: number,
   ) {}
+
+  /** The same cursor over another range: a hot loop reuses one instead of allocating one per call. */
+  reset(buf: Buffer, pos: number, end: number): this {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+    return this;
+  }
 
   more(): boolean {
     return this.pos < this.end;
@@ -105,12 +113,18 @@ class Cursor {
     }
   }
 
-  /** After a length-delimited tag: [start, end) of its payload, cursor moved past it. */
-  bytes(): [number, number] {
+  /** After a length-delimited tag: moves past its payload and returns where the payload starts (it ends at `pos`). */
+  payload(): number {
     const len = this.varint();
     const start = this.pos;
     this.pos += len;
     if (this.pos > this.end) throw new Error('truncated field');
+    return start;
+  }
+
+  /** After a length-delimited tag: [start, end) of its payload, cursor moved past it. */
+  bytes(): [number, number] {
+    const start = this.payload();
     return [start, this.pos];
   }
 
@@ -205,42 +219,31 @@ export function readEnvelope(buf: Buffer, delta: boolean): Envelope {
 /** The resource records readEnvelope fills, reused from one response to the next. */
 const records: EnvelopeResource[] = [];
 
-/** Resource { version = 1; resource = 2 (Any); name = 3 }: the ranges, read without a cursor (the hot loop of a connect). */
+/** The cursor deltaResource reuses: it runs for every resource a connect delivers. */
+const resourceCursor = new Cursor(Buffer.alloc(0), 0, 0);
+
+/** Resource { version = 1; resource = 2 (Any); name = 3 }: the ranges, into `out`. */
 function deltaResource(buf: Buffer, at: number, start: number, end: number, out: EnvelopeResource): void {
   out.start = at;
   out.end = end;
   out.nameStart = out.nameEnd = out.versionStart = out.versionEnd = out.anyStart = out.anyEnd = 0;
-  let pos = start;
-  while (pos < end) {
-    const tag = buf[pos++];
-    if (tag !== ((1 << 3) | 2) && tag !== ((2 << 3) | 2) && tag !== ((3 << 3) | 2)) {
-      // Another field (none today): the general reader.
-      const c = new Cursor(buf, pos - 1, end);
-      c.skip(c.varint() & 7);
-      pos = c.pos;
+  const c = resourceCursor.reset(buf, start, end);
+  while (c.more()) {
+    const tag = c.varint();
+    if ((tag & 7) !== 2) {
+      c.skip(tag & 7);
       continue;
     }
-    let len = 0;
-    let mul = 1;
-    for (;;) {
-      if (pos >= end) throw new Error('truncated varint');
-      const b = buf[pos++];
-      len += (b & 0x7f) * mul;
-      if (b < 0x80) break;
-      mul *= 128;
-    }
-    const s = pos;
-    pos += len;
-    if (pos > end) throw new Error('truncated field');
+    const s = c.payload();
     if (tag === ((3 << 3) | 2)) {
       out.nameStart = s;
-      out.nameEnd = pos;
+      out.nameEnd = c.pos;
     } else if (tag === ((1 << 3) | 2)) {
       out.versionStart = s;
-      out.versionEnd = pos;
-    } else {
+      out.versionEnd = c.pos;
+    } else if (tag === ((2 << 3) | 2)) {
       out.anyStart = s;
-      out.anyEnd = pos;
+      out.anyEnd = c.pos;
     }
   }
 }
