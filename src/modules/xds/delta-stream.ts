@@ -5,7 +5,7 @@ import { DeltaDiscoveryRequest } from '../envoy/discovery-requests';
 import { AdsStream } from './ads-stream';
 import { encodeDeltaDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, versionMarker, WatchState } from './connection';
-import { changedSubscription, internNameSet } from './interning';
+import { changedSubscription, internNameSet, newlySubscribed } from './interning';
 import { DeltaResponse, planDeltaResponse } from './response-planner';
 
 /**
@@ -58,13 +58,12 @@ export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse>
     if (req.response_nonce !== '' && req.response_nonce === watch.nonceSent) this.ack(typeUrl, watch, req.response_nonce, watch.versionSent);
     if (subscribe.length === 0 && unsubscribe.length === 0) return;
     if (subscribe.includes('*')) watch.names = undefined;
-    const added = new Set<string>();
-    if (watch.names) for (const n of subscribe) if (!watch.names.has(n)) added.add(n);
+    const added = watch.names ? newlySubscribed(watch.names, subscribe) : undefined;
     // Replaced, never edited in place: push plans index subscriptions by identity, and
     // identical subscriptions are shared.
     if (watch.names) watch.names = changedSubscription(watch.names, subscribe, unsubscribe);
     for (const n of unsubscribe) if (n !== '*') watch.sent.delete(n);
-    if (added.size > 0 || subscribe.includes('*')) await this.respond(typeUrl, watch, await this.waitForPush(), watch.names ? added : 'all', true);
+    if ((added && added.size > 0) || subscribe.includes('*')) await this.respond(typeUrl, watch, await this.waitForPush(), watch.names && added ? added : 'all', true);
   }
 
   planResponse(

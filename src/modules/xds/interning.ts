@@ -85,3 +85,18 @@ export function changedSubscription(current: Set<string>, subscribe: readonly st
   if (known.size < MAX_TRANSITIONS) known.set(change, result);
   return result;
 }
+
+/**
+ * The names of `requested` not in `current`, as a shared Set: proxies that subscribe to the
+ * same new names (after a push added a cluster, every proxy asks for its endpoints) get the
+ * same Set, so what is generated for those names is worked out once for all of them (the
+ * response planner's lists and the generators' memos go by identity). Empty when nothing is new.
+ */
+export function newlySubscribed(current: ReadonlySet<string>, requested: readonly string[] | ReadonlySet<string>): Set<string> {
+  const list = Array.isArray(requested) ? (requested as readonly string[]) : undefined;
+  // The usual case: every name asked for is new, and a decoded request's list is shared already.
+  if (list && list.every((n) => n !== '*' && !current.has(n))) return internNameSet(list);
+  const added: string[] = [];
+  for (const n of requested) if (n !== '*' && !current.has(n)) added.push(n);
+  return internNameSet(added);
+}

@@ -5,7 +5,7 @@ import { DiscoveryRequest } from '../envoy/discovery-requests';
 import { AdsStream } from './ads-stream';
 import { encodeDebugResponse, isDebugType } from './debug-requests';
 import { newWatchState, WatchState } from './connection';
-import { internedSetOf, internNameSet } from './interning';
+import { internedSetOf, internNameSet, newlySubscribed } from './interning';
 import { isStateOfTheWorldType, planSotwResponse, SotwResponse } from './response-planner';
 
 /**
@@ -61,7 +61,7 @@ export class SotwStream extends AdsStream<DiscoveryRequest, SotwResponse> {
       const previous = watch.names;
       watch.names = requested;
       // RDS and EDS are not state-of-the-world types: answer only the newly asked names.
-      const added = requested && previous && !isStateOfTheWorldType(typeUrl) ? new Set([...requested].filter((n) => !previous.has(n))) : undefined;
+      const added = requested && previous && !isStateOfTheWorldType(typeUrl) ? newlySubscribed(previous, requested) : undefined;
       for (const name of watch.sent.keys()) if (requested && !requested.has(name)) watch.sent.delete(name);
       if (added && added.size === 0) return;
       await this.respond(typeUrl, watch, await this.waitForPush(), added ?? 'all', true);

@@ -8,9 +8,11 @@ import { PushQueue } from '../../../src/modules/xds/push-queue';
 import { RateLimiter } from '../../../src/modules/xds/rate-limiter';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { encodeResource, internBody } from '../../../src/modules/model/body-interning';
-import { changedSubscription, internNameSet } from '../../../src/modules/xds/interning';
+import { changedSubscription, internNameSet, newlySubscribed } from '../../../src/modules/xds/interning';
 import { Semaphore } from '../../../src/modules/shared/semaphore';
 import { SentResources } from '../../../src/modules/xds/sent-resources';
+import { namesToGenerate } from '../../../src/modules/xds/response-planner';
+import { newWatchState } from '../../../src/modules/xds/connection';
 import { proxyOf, pushOf } from '../../helpers/push';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -338,6 +340,26 @@ spec:
       expect([...one].sort()).to.deep.equal(['b', 'c']);
       expect([...before].sort()).to.deep.equal(['a', 'b']);
       expect(changedSubscription(before, ['d'], [])).to.equal(internNameSet(['d', 'b', 'a']));
+    });
+
+    it('gives proxies that subscribe to the same new names one shared Set, and so one list to generate for', () => {
+      const current = internNameSet(['outbound|8080||a', 'outbound|8080||b']);
+      const asked = Object.freeze(['outbound|8081||a']);
+      const one = newlySubscribed(current, asked);
+      const two = newlySubscribed(internNameSet(['outbound|8080||b', 'outbound|8080||a']), ['outbound|8081||a']);
+      expect(two).to.equal(one);
+      expect([...one]).to.deep.equal(['outbound|8081||a']);
+      // Only what is new counts, whatever order and repeats the request has; a wildcard is no name.
+      const mixed = newlySubscribed(current, ['outbound|8080||a', 'outbound|8081||a', '*', 'outbound|8081||a']);
+      expect(mixed).to.equal(one);
+      expect(newlySubscribed(current, new Set(['outbound|8081||a', 'outbound|8080||b']))).to.equal(one);
+      expect(newlySubscribed(current, ['outbound|8080||a']).size).to.equal(0);
+      // The generator is handed the same list for both proxies (its memo goes by that list).
+      const watchOf = () => newWatchState(changedSubscription(current, asked, []));
+      const listOne = namesToGenerate(watchOf(), one, 'delta', TypeUrl.ClusterLoadAssignment);
+      const listTwo = namesToGenerate(watchOf(), two, 'delta', TypeUrl.ClusterLoadAssignment);
+      expect(listTwo).to.equal(listOne);
+      expect(listOne).to.deep.equal(['outbound|8081||a']);
     });
   });
 
