@@ -187,6 +187,8 @@ export function planDeltaResponse(
   const deltaRuns = first ? shared?.runs : undefined;
   const changed: DeltaResource[] = [];
   let known = 0;
+  // Which of a short list changed, by position: the same positions of the same shared list are the same resources.
+  let mask = 0;
   // Otherwise per proxy and resource, on every push: kept to a map read and (bodies are
   // interned, see body-interning) an identity check, so a push to thousands of proxies stays cheap.
   if (!deltaRuns) for (let i = 0; i < generated.length; i++) {
@@ -202,11 +204,16 @@ export function planDeltaResponse(
       }
     }
     changed.push(deltaResourceOf(r));
+    mask |= 1 << i;
   }
   // Everything a list many proxies share was changed (a push's new endpoints): the response is
   // that list's shared runs, whose framing and identity are worked out once for every proxy.
   const allOfShared = shared !== undefined && (deltaRuns !== undefined || (changed.length === generated.length && changed.length > 0));
-  const resources: readonly DeltaResource[] = allOfShared ? shared.resources : changed;
+  const resources: readonly DeltaResource[] = allOfShared
+    ? shared.resources
+    : changed.length > 0 && generated.length <= SUBSET_MAX_LENGTH && Object.isFrozen(generated)
+      ? sharedSubset(generated, mask, changed)
+      : changed;
   const runsOfResponse = allOfShared ? shared.runs : undefined;
   const removed: string[] = [];
   if (hosts) {
@@ -225,6 +232,27 @@ export function planDeltaResponse(
   }
   if (!requested && resources.length === 0 && removed.length === 0) return undefined;
   return new DeltaResponse(watch, resources, removed, runsOfResponse);
+}
+
+/** Lists up to this long have their changed subsets shared (a position per bit of the mask). */
+const SUBSET_MAX_LENGTH = 30;
+/** Subsets kept per shared list: a push changes one or a few of them for everyone. */
+const SUBSETS_PER_LIST = 16;
+const subsetsOf = new WeakMap<readonly XdsResource[], Map<number, readonly DeltaResource[]>>();
+
+/**
+ * The changed part of a list many proxies share (some of a routed service's load assignments:
+ * an endpoint moved in one subset), as one frozen array for every proxy with the same changes,
+ * so the shared encodings identify it once (by identity) instead of once per proxy.
+ */
+function sharedSubset(generated: readonly XdsResource[], mask: number, changed: DeltaResource[]): readonly DeltaResource[] {
+  let byMask = subsetsOf.get(generated);
+  if (!byMask) subsetsOf.set(generated, (byMask = new Map()));
+  const known = byMask.get(mask);
+  if (known) return known;
+  const made = Object.freeze(changed);
+  if (byMask.size < SUBSETS_PER_LIST) byMask.set(mask, made);
+  return made;
 }
 
 /**

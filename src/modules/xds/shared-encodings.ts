@@ -76,36 +76,53 @@ function resourcesKey(resources: readonly XdsResource[], removed: readonly strin
 type Runs = readonly (readonly XdsResource[])[];
 
 /**
- * What is worked out once per runs list (a push's shared answer is one list for thousands of
- * streams): its part of a key with nothing removed, and the last whole key made from it.
- * Handing every stream that same string, instead of a new concatenation, spares the string
- * build and, since a string keeps its hash, the Map's rehash.
+ * What is worked out once per list shared by many streams (a push's answer is one list, or one
+ * runs list, for thousands of them): its part of a key with nothing removed, and the last
+ * whole key made from it. Handing every stream that same string, instead of a new
+ * concatenation, spares the string build and, since a string keeps its hash, the Map's rehash.
  */
-interface RunsKeys {
+interface SharedKeys {
   part: string;
   last?: { protocol: string; typeUrl: string; version: string; count: number; key: string };
 }
 
-const runsKeys = new WeakMap<Runs, RunsKeys>();
+const runsKeys = new WeakMap<Runs, SharedKeys>();
 
-function runsKeysOf(runs: Runs): RunsKeys {
+function runsKeysOf(runs: Runs): SharedKeys {
   let keys = runsKeys.get(runs);
   if (!keys) runsKeys.set(runs, (keys = { part: JSON.stringify([runs.map(runId), []]) }));
+  return keys;
+}
+
+/** The same for a frozen list of resources (not runs), such as the changed part of a shared list. */
+const listKeys = new WeakMap<readonly XdsResource[], SharedKeys>();
+
+function listKeysOf(resources: readonly XdsResource[]): SharedKeys {
+  let keys = listKeys.get(resources);
+  if (!keys) listKeys.set(resources, (keys = { part: resourcesKey(resources) }));
   return keys;
 }
 
 /** The identity of a response's bytes (the nonce aside). */
 export function contentKey(content: ResponseContent): string {
   const { runs, removed = [] } = content;
-  if (!runs) return `${headOf(content)}${resourcesKey(content.resources, removed)}`;
+  if (!runs) {
+    // A frozen list is shared: its key is made once, and reads as the one made per call would.
+    if (removed.length === 0 && Object.isFrozen(content.resources)) return sharedKey(content, listKeysOf(content.resources), '');
+    return `${headOf(content)}${resourcesKey(content.resources, removed)}`;
+  }
   // 'runs:' keeps the two forms from ever reading alike.
   if (removed.length > 0) return `${headOf(content)}runs:${JSON.stringify([runs.map(runId), removed])}`;
-  const keys = runsKeysOf(runs);
+  return sharedKey(content, runsKeysOf(runs), 'runs:');
+}
+
+/** `content`'s key from the part its shared list has, reusing the last one made when the head is the same. */
+function sharedKey(content: ResponseContent, keys: SharedKeys, form: string): string {
   const { protocol, typeUrl, version } = content;
   const count = content.resources.length;
   const last = keys.last;
   if (last && last.protocol === protocol && last.typeUrl === typeUrl && last.version === version && last.count === count) return last.key;
-  const key = `${headOf(content)}runs:${keys.part}`;
+  const key = `${headOf(content)}${form}${keys.part}`;
   keys.last = { protocol, typeUrl, version, count, key };
   return key;
 }

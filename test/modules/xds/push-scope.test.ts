@@ -225,6 +225,32 @@ spec: {address: 10.1.0.1, labels: {app: alpha}}
     expect(encoded).to.equal(6);
   });
 
+  it("gives proxies whose part of a shared list changed alike one frozen response, keyed as a proxy's own copy would be", () => {
+    // A routed service's six load assignments, one list for the scope; an endpoint moved in two of them.
+    const names = ['8080||', '8080|v1|', '8080|v2|', '9000||', '9000|v1|', '9000|v2|'].map((p) => `outbound|${p}${ALPHA}`);
+    const before = names.map((name) => ({ name, body: Buffer.from(`${name} before`) }));
+    const after = Object.freeze(before.map((r, i) => (i % 3 === 1 ? r : { name: r.name, body: Buffer.from(`${r.name} after`) })));
+    const proxyWith = (held: typeof before) => {
+      const watch = newWatchState(new Set(names));
+      watch.sent.replace(held);
+      return watch;
+    };
+    const [one, two] = [proxyWith(before), proxyWith([...before])].map((w) => planDeltaResponse(w, after, names, false)!);
+    expect(one.resources.map((r) => r.name)).to.deep.equal(names.filter((_, i) => i % 3 !== 1));
+    expect(two.resources).to.equal(one.resources);
+    expect(Object.isFrozen(one.resources)).to.equal(true);
+    // A proxy that has other bytes gets its own changes.
+    const other = planDeltaResponse(proxyWith(before.map((r, i) => (i === 0 ? after[0] : r))), after, names, false)!;
+    expect(other.resources.map((r) => r.name)).to.deep.equal([names[2], names[3], names[5]]);
+    // The shared list shares an encoding with an unshared copy of the same resources, and with nothing else.
+    const encodings = new SharedEncodings('t');
+    const content = { protocol: 'delta' as const, typeUrl: TypeUrl.ClusterLoadAssignment, version: 'v1' };
+    const first = encodings.encodingFor({ ...content, resources: one.resources }, {}, (nonce) => Buffer.from(nonce));
+    expect(encodings.encodingFor({ ...content, resources: [...one.resources] }, {}, () => Buffer.from('x')).nonce).to.equal(first.nonce);
+    expect(encodings.encodingFor({ ...content, resources: other.resources }, {}, (nonce) => Buffer.from(nonce)).reused).to.equal(false);
+    expect(encodings.encodingFor({ ...content, version: 'v2', resources: one.resources }, {}, (nonce) => Buffer.from(nonce)).reused).to.equal(false);
+  });
+
   it('lets the least recently used encoding go first when its bytes are full, however often the newest one is asked for', () => {
     // Room for three 100-byte encodings.
     const encodings = new SharedEncodings('t', 300);
