@@ -80,6 +80,16 @@ async function within(ms: number, what: string, predicate: () => boolean | Promi
   return Date.now() - start;
 }
 
+/**
+ * Replaces `file` in one step (a temp file next to the node's folders, then a rename), so the
+ * installer never reads a torn write: cases that expect what it says of the content must have
+ * it see that content, not an empty file that writeFileSync truncated first.
+ */
+const replaceFile = (file: string, text: string) => {
+  const tmp = path.join(path.dirname(path.dirname(file)), `.replace-${process.pid}-${path.basename(file)}`);
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+};
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const pluginTypes = (file: string): string[] => readJson(file).plugins.map((p: { type: string }) => p.type);
 const hasMesh = (file: string) => fs.existsSync(file) && pluginTypes(file).includes('mesh-cni');
@@ -152,7 +162,7 @@ describe('install-cni end to end (chained)', function () {
   });
 
   it('the conflist rewritten without the mesh entry → the entry is back within a second, other plugins kept', async () => {
-    fs.writeFileSync(conflist, fixture('list.conflist'));
+    replaceFile(conflist, fixture('list.conflist'));
     await within(1000, 're-installed', () => hasMesh(conflist));
     expect(pluginTypes(conflist)).to.deep.equal(['bridge', 'tuning', 'mesh-cni']);
     await within(1000, 'counted', async () => (await metrics(port)).installs === 3);
@@ -161,13 +171,13 @@ describe('install-cni end to end (chained)', function () {
   it('a malformed conflist: the error names the file, the file stays byte for byte, installed once fixed', async () => {
     const since = program.output().length;
     const broken = '{"name": "dbnet", "plugins": [';
-    fs.writeFileSync(conflist, broken);
+    replaceFile(conflist, broken);
     const line = await program.waitForLog(/\terror\tcni-agent\t.*/, 2000, since);
     expect(line).to.contain(`${conflist}: invalid JSON at line 1 column 31: expected a value, found end of input; left untouched`);
     await new Promise((r) => setTimeout(r, 1500)); // more than one periodic check
     expect(fs.readFileSync(conflist, 'utf8')).to.equal(broken);
     expect((await metrics(port)).ready).to.equal(0);
-    fs.writeFileSync(conflist, fixture('list.conflist'));
+    replaceFile(conflist, fixture('list.conflist'));
     await within(1000, 'installed after the fix', () => hasMesh(conflist));
     await within(1000, 'ready', async () => (await metrics(port)).ready === 1);
     expect((await metrics(port)).installs).to.equal(4);
