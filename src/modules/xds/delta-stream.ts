@@ -63,7 +63,7 @@ export class DeltaStream extends AdsStream<DeltaDiscoveryRequest, DeltaResponse>
     // identical subscriptions are shared.
     if (watch.names) watch.names = changedSubscription(watch.names, subscribe, unsubscribe);
     for (const n of unsubscribe) if (n !== '*') watch.sent.delete(n);
-    if ((added && added.size > 0) || subscribe.includes('*')) await this.respond(typeUrl, watch, await this.waitForPush(), watch.names && added ? added : 'all', true);
+    if ((added && added.size > 0) || subscribe.includes('*')) await this.respond(typeUrl, watch, await this.waitForPush(), added ?? 'all', true);
   }
 
   planResponse(

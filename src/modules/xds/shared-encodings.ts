@@ -99,7 +99,7 @@ const listKeys = new WeakMap<readonly XdsResource[], SharedKeys>();
 
 function listKeysOf(resources: readonly XdsResource[]): SharedKeys {
   let keys = listKeys.get(resources);
-  if (!keys) listKeys.set(resources, (keys = { part: resourcesKey(resources) }));
+  if (!keys) listKeys.set(resources, (keys = { part: runId(resources) }));
   return keys;
 }
 
