@@ -34,6 +34,8 @@ export class WorkerConfigParser {
   private idleTimer: NodeJS.Timeout | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 0;
+  /** Ends the parse in flight, if any, with the given issue. */
+  private endInFlight: ((message: string) => void) | undefined;
   private readonly heapMb: number;
 
   constructor(private readonly options: WorkerConfigParserOptions) {
@@ -60,6 +62,8 @@ export class WorkerConfigParser {
 
   /** Stops the worker now: a parse in flight ends with an issue; a later parse starts a new worker. */
   stop(): void {
+    // Said here, not left to the worker's exit code: a worker stopped while still starting exits with 0.
+    this.endInFlight?.('the parser was stopped');
     this.stopWorker();
   }
 
@@ -71,6 +75,7 @@ export class WorkerConfigParser {
       const id = ++this.nextId;
       const finish = (result: ParsedFile, workerFailed = false) => {
         clearTimeout(timer);
+        this.endInFlight = undefined;
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
@@ -88,6 +93,7 @@ export class WorkerConfigParser {
       };
       const onExit = (code: number) => finish(fileIssue(file, `the parser stopped (exit code ${code})`), true);
       const timer = setTimeout(() => finish(fileIssue(file, `parsing took longer than ${timeoutMs} ms (the limit)`), true), timeoutMs);
+      this.endInFlight = (message) => finish(fileIssue(file, message), true);
       worker.on('message', onMessage);
       worker.once('error', onError);
       worker.once('exit', onExit);

@@ -52,7 +52,16 @@ describe('config: parsing in a worker thread', function () {
     const inFlight = p.parse('slow.yaml', Buffer.from(`${WORKLOAD_ENTRY}---\n`.repeat(5000)));
     await new Promise((resolve) => setTimeout(resolve, 50));
     p.stop();
-    expect((await inFlight).issues.map(formatIssue)).to.deep.equal(['slow.yaml: the parser stopped (exit code 1)']);
+    expect((await inFlight).issues.map(formatIssue)).to.deep.equal(['slow.yaml: the parser was stopped']);
     expect((await p.parse('w.yaml', Buffer.from(WORKLOAD_ENTRY))).documents).to.have.length(1);
+  });
+
+  it('ends a parse whose worker is still starting when stopped, with the same issue', async () => {
+    const p = parser();
+    const inFlight = p.parse('w.yaml', Buffer.from(WORKLOAD_ENTRY));
+    await Promise.resolve(); // the queue hands the file to the worker on the next tick
+    await Promise.resolve();
+    p.stop();
+    expect((await inFlight).issues.map(formatIssue)).to.deep.equal(['w.yaml: the parser was stopped']);
   });
 });
