@@ -1,3 +1,5 @@
+import type { FieldLines } from '../config';
+
 /** Where an input object came from: a file and the line its document starts on. */
 export interface Origin {
   file: string;
@@ -20,7 +22,7 @@ export interface AnalysisObject {
   raw: Record<string, unknown>;
   origin?: Origin;
   /** Line of each field by path (`spec.servers[0].port`), for file inputs. */
-  fieldLines?: Record<string, number>;
+  fieldLines?: FieldLines;
 }
 
 /** `Kind ns/name`, or `Kind name` without a namespace: how messages name their resource. */
@@ -53,7 +55,7 @@ export function asStringMap(v: unknown): Record<string, string> {
 }
 
 /** Turns a parsed document into an analysis object, or undefined when it has no kind or name. */
-export function toAnalysisObject(doc: unknown, origin?: Origin, fieldLines?: Record<string, number>): AnalysisObject | undefined {
+export function toAnalysisObject(doc: unknown, origin?: Origin, fieldLines?: FieldLines): AnalysisObject | undefined {
   const raw = asRecord(doc);
   const meta = asRecord(raw.metadata);
   if (typeof raw.kind !== 'string' || typeof meta.name !== 'string' || meta.name === '') return undefined;

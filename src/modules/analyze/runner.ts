@@ -21,7 +21,7 @@ export function runAnalyzers(run: AnalysisRun): AnalysisMessage[] {
     systemNamespace: run.systemNamespace,
     report(name: string, object: AnalysisObject, args: readonly unknown[], fieldPath?: string) {
       const type = run.catalogue.named(name);
-      const line = (fieldPath && object.fieldLines?.[fieldPath]) || object.origin?.line;
+      const line = (fieldPath && object.fieldLines?.lineOf(fieldPath)) || object.origin?.line;
       messages.push({
         code: type.code,
         name: type.name,

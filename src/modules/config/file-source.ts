@@ -325,8 +325,8 @@ export class FileConfigSource {
       prev.signature = signature; // touched, not changed
       return undefined;
     }
-    // Parsed in the worker, validated here against the kinds the container bound.
-    const parsed = validateParsedFile(file, await this.parser.parse(file, read.bytes), this.options.kinds);
+    // Parsed in the worker (which validates the built-in kinds too), the rest validated here against the kinds the container bound.
+    const parsed = validateParsedFile(file, await this.parser.parse(file, read.bytes, this.options.kinds), this.options.kinds);
     if (!this.started) return undefined;
     if (parsed.fileRejected) return this.reject(sourceId, file, prev, read.fingerprint, parsed.issues, 'rejected', signature);
 

@@ -2,6 +2,7 @@ export { ConfigIssue, ConfigLocation, formatIssue } from './issues';
 export { ConfigResource, resourceKey } from './resource';
 export { FieldIssue, KindDefinition } from './kind';
 export { KindRegistry, validateDocument } from './validate';
+export { FieldLines } from './field-lines';
 export { parseConfigBytes, parseConfigDocuments, parseConfigText, ParsedDocument, ParsedFile, ParseResult, ParsedResource, validateParsedFile } from './parse';
 export { listConfigFiles, ConfigFileListing } from './files';
 export { readConfigFile, readStreamAtMost, FileRead } from './read-file';

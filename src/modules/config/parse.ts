@@ -1,4 +1,5 @@
 import { Composer, CST, Document, isMap, isScalar, isSeq, LineCounter, Parser } from 'yaml';
+import { FieldLines } from './field-lines';
 import { ConfigIssue } from './issues';
 import { ConfigFileLimits, DEFAULT_CONFIG_FILE_LIMITS } from './limits';
 import { FileLimitExceeded, measureDocument, nestedTooDeep, YamlCounts } from './measure';
@@ -11,7 +12,7 @@ export interface ParsedDocument {
   value: unknown;
   startLine?: number;
   /** The line of each field's value, by the path validation names it with (`spec.http[0].route`). */
-  fieldLines: Record<string, number>;
+  fieldLines: FieldLines;
 }
 
 /**
@@ -62,38 +63,64 @@ export function parseConfigDocuments(file: string, bytes: Uint8Array, limits: Co
   return parseYamlDocuments(file, decoded.text, limits);
 }
 
+/**
+ * What one document validated to: its resource and warnings, or its issues. The daemon's parse
+ * worker validates documents of the built-in kinds itself and hands back this (plain data).
+ */
+export interface DocumentOutcome {
+  resource?: ParsedResource;
+  issues: ConfigIssue[];
+  warnings: ConfigIssue[];
+}
+
+/** A document validated where it was parsed. */
+export interface ValidatedDocument {
+  documentIndex: number;
+  outcome: DocumentOutcome;
+}
+
+/** A parsed file whose documents of the built-in kinds the parse worker validated already. */
+export type PartlyValidatedFile = Omit<ParsedFile, 'documents'> & { documents: (ParsedDocument | ValidatedDocument)[] };
+
 /** Validates each parsed document into a resource, or its issues with the line of each field. */
-export function validateParsedFile(file: string, parsed: ParsedFile, kinds: KindRegistry): ParseResult {
+export function validateParsedFile(file: string, parsed: PartlyValidatedFile, kinds: KindRegistry): ParseResult {
   const result: ParseResult = { resources: [], issues: [], warnings: [], ...(parsed.fileRejected ? { fileRejected: true } : {}) };
   for (const doc of parsed.documents) {
-    const validated = validateDocument(doc.value, kinds);
-    if (validated.ok) {
-      result.resources.push({ resource: validated.resource, location: { file, documentIndex: doc.documentIndex, line: doc.startLine } });
-      const { kind, metadata } = validated.resource;
-      for (const w of validated.warnings) {
-        result.warnings.push({ location: { file, documentIndex: doc.documentIndex, line: lineOfField(doc, w.field) }, kind, namespace: metadata.namespace, name: metadata.name, field: w.field || undefined, message: w.message });
-      }
-      continue;
-    }
-    for (const issue of validated.issues) {
-      result.issues.push({
-        location: { file, documentIndex: doc.documentIndex, line: lineOfField(doc, issue.field) },
-        kind: validated.kind,
-        namespace: validated.namespace,
-        name: validated.name,
-        field: issue.field || undefined,
-        message: issue.message,
-      });
-    }
+    const outcome = 'outcome' in doc ? doc.outcome : validateParsedDocument(file, doc, kinds);
+    if (outcome.resource) result.resources.push(outcome.resource);
+    result.issues.push(...outcome.issues);
+    result.warnings.push(...outcome.warnings);
   }
   // The file's own issues (syntax, limits) come after what its documents say, as they were found.
   result.issues.push(...parsed.issues);
   return result;
 }
 
+/** Validates one parsed document into a resource, or its issues with the line of each field. */
+export function validateParsedDocument(file: string, doc: ParsedDocument, kinds: KindRegistry): DocumentOutcome {
+  const validated = validateDocument(doc.value, kinds);
+  if (validated.ok) {
+    const { kind, metadata } = validated.resource;
+    return {
+      resource: { resource: validated.resource, location: { file, documentIndex: doc.documentIndex, line: doc.startLine } },
+      issues: [],
+      warnings: validated.warnings.map((w) => ({ location: { file, documentIndex: doc.documentIndex, line: lineOfField(doc, w.field) }, kind, namespace: metadata.namespace, name: metadata.name, field: w.field || undefined, message: w.message })),
+    };
+  }
+  const issues = validated.issues.map((issue) => ({
+    location: { file, documentIndex: doc.documentIndex, line: lineOfField(doc, issue.field) },
+    kind: validated.kind,
+    namespace: validated.namespace,
+    name: validated.name,
+    field: issue.field || undefined,
+    message: issue.message,
+  }));
+  return { issues, warnings: [] };
+}
+
 /** The line of a field, or the document's when the field is not in it (a missing field). */
 function lineOfField(doc: ParsedDocument, field: string): number | undefined {
-  return (field ? doc.fieldLines[field] : undefined) ?? doc.startLine;
+  return (field ? doc.fieldLines.lineOf(field) : undefined) ?? doc.startLine;
 }
 
 /**
@@ -180,27 +207,26 @@ function documentOf(doc: Document.Parsed, documentIndex: number, lineAt: (offset
   // Aliases were measured and found bounded and acyclic; yaml's own heuristic would second-guess that.
   const value = doc.toJS({ maxAliasCount: -1 });
   if (value === null || value === undefined) return undefined; // an empty document, e.g. after a trailing ---
-  const fieldLines: Record<string, number> = {};
-  recordFieldLines(doc.contents, '', fieldLines, lineAt);
+  const fieldLines = FieldLines.build((note) => recordFieldLines(doc.contents, '', note, lineAt));
   return { documentIndex, value, startLine: start !== undefined ? lineAt(start) : undefined, fieldLines };
 }
 
 /** Walks the document's nodes (not through aliases) noting the line of each field's value. */
-function recordFieldLines(node: unknown, path: string, out: Record<string, number>, lineAt: (offset: number) => number): void {
+function recordFieldLines(node: unknown, path: string, note: (path: string, line: number) => void, lineAt: (offset: number) => number): void {
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = path ? `${path}.${key}` : key;
       const range = (pair.value as { range?: [number, number, number] } | null)?.range ?? (pair.key as { range?: [number, number, number] } | null)?.range;
-      if (range) out[at] = lineAt(range[0]);
-      recordFieldLines(pair.value, at, out, lineAt);
+      if (range) note(at, lineAt(range[0]));
+      recordFieldLines(pair.value, at, note, lineAt);
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => {
       const at = `${path}[${i}]`;
       const range = (item as { range?: [number, number, number] } | null)?.range;
-      if (range) out[at] = lineAt(range[0]);
-      recordFieldLines(item, at, out, lineAt);
+      if (range) note(at, lineAt(range[0]));
+      recordFieldLines(item, at, note, lineAt);
     });
   }
 }

@@ -1,8 +1,11 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ConfigFileLimits } from './limits';
-import { ParsedFile } from './parse';
-import type { ParseReply, ParseRequest } from './parse-worker';
+import { KINDS } from './kinds';
+import { ParsedFile, PartlyValidatedFile } from './parse';
+import { KindRegistry } from './validate';
+import type { ParseReply, ParseRequest, WireParsedFile } from './parse-worker';
+import { FieldLines } from './field-lines';
 
 export interface WorkerConfigParserOptions {
   limits: ConfigFileLimits;
@@ -43,9 +46,14 @@ export class WorkerConfigParser {
     this.heapMb = options.maxHeapMb ?? 128 + 200 * Math.ceil(options.limits.maxBytes / MIB);
   }
 
-  /** Parses one file's bytes (not validated); never rejects: every failure is an issue of that file. */
-  parse(file: string, bytes: Uint8Array): Promise<ParsedFile> {
-    const run = this.queue.then(() => this.run(file, bytes));
+  /**
+   * Parses one file's bytes; never rejects: every failure is an issue of that file. Documents
+   * of the built-in kinds that `kinds` has as built (no plugin replaced them) come back
+   * validated; validateParsedFile validates the rest against `kinds`.
+   */
+  parse(file: string, bytes: Uint8Array, kinds?: KindRegistry): Promise<PartlyValidatedFile> {
+    const validateKinds = kinds ? builtInKindsOf(kinds) : [];
+    const run = this.queue.then(() => this.run(file, bytes, validateKinds));
     this.queue = run;
     return run;
   }
@@ -67,13 +75,13 @@ export class WorkerConfigParser {
     this.stopWorker();
   }
 
-  private run(file: string, bytes: Uint8Array): Promise<ParsedFile> {
+  private run(file: string, bytes: Uint8Array, validateKinds: string[]): Promise<PartlyValidatedFile> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const worker = (this.worker ??= this.startWorker());
     const timeoutMs = this.options.timeoutMs ?? 30_000;
-    return new Promise<ParsedFile>((resolve) => {
+    return new Promise<PartlyValidatedFile>((resolve) => {
       const id = ++this.nextId;
-      const finish = (result: ParsedFile, workerFailed = false) => {
+      const finish = (result: PartlyValidatedFile, workerFailed = false) => {
         clearTimeout(timer);
         this.endInFlight = undefined;
         worker.off('message', onMessage);
@@ -85,7 +93,7 @@ export class WorkerConfigParser {
       };
       const onMessage = (reply: ParseReply) => {
         if (reply.id !== id) return;
-        finish('error' in reply ? fileIssue(file, `cannot parse: ${reply.error}`) : reply.result);
+        finish('error' in reply ? fileIssue(file, `cannot parse: ${reply.error}`) : fromWire(reply.result));
       };
       const onError = (err: Error & { code?: string }) => {
         const message = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `parsing needs more than ${this.heapMb} MiB of memory (the limit for files of this size)` : `the parser failed: ${err.message}`;
@@ -97,7 +105,7 @@ export class WorkerConfigParser {
       worker.on('message', onMessage);
       worker.once('error', onError);
       worker.once('exit', onExit);
-      const request: ParseRequest = { id, file, bytes, limits: this.options.limits };
+      const request: ParseRequest = { id, file, bytes, limits: this.options.limits, validateKinds };
       worker.postMessage(request);
     });
   }
@@ -124,6 +132,22 @@ export class WorkerConfigParser {
     this.worker = undefined;
     void worker?.terminate();
   }
+}
+
+function fromWire(parsed: WireParsedFile): PartlyValidatedFile {
+  return { ...parsed, documents: parsed.documents.map((d) => ('outcome' in d ? d : { ...d, fieldLines: new FieldLines(d.fieldLines) })) };
+}
+
+const builtInKindNames = new WeakMap<KindRegistry, string[]>();
+
+/** The built-in kinds a registry has as built: what the parse worker, which knows only those, may validate. */
+function builtInKindsOf(kinds: KindRegistry): string[] {
+  let names = builtInKindNames.get(kinds);
+  if (!names) {
+    names = KINDS.filter((def) => kinds.kindNamed(def.kind) === def).map((def) => def.kind);
+    builtInKindNames.set(kinds, names);
+  }
+  return names;
 }
 
 function fileIssue(file: string, message: string): ParsedFile {

@@ -21,11 +21,27 @@ describe('config: parsing in a worker thread', function () {
 
   it('gives, once validated against the caller\'s kinds, what parsing in-process gives', async () => {
     const text = Buffer.from(`${WORKLOAD_ENTRY}---\n${WORKLOAD_ENTRY.replace('name: w,', 'name: W,')}`);
-    const inWorker = validateParsedFile('w.yaml', await parser().parse('w.yaml', text), kinds);
     const inProcess = parseConfigBytes('w.yaml', text, kinds);
-    expect(JSON.parse(JSON.stringify(inWorker))).to.deep.equal(JSON.parse(JSON.stringify(inProcess)));
-    expect(inWorker.resources).to.have.length(1);
-    expect(inWorker.issues.map(formatIssue)[0]).to.match(/^w\.yaml:8: document 2 \(WorkloadEntry foo\/W\): metadata\.name/);
+    for (const fromWorker of [await parser().parse('w.yaml', text), await parser().parse('w.yaml', text, kinds)]) {
+      const inWorker = validateParsedFile('w.yaml', fromWorker, kinds);
+      expect(JSON.parse(JSON.stringify(inWorker))).to.deep.equal(JSON.parse(JSON.stringify(inProcess)));
+      expect(inWorker.resources).to.have.length(1);
+      expect(inWorker.issues.map(formatIssue)[0]).to.match(/^w\.yaml:8: document 2 \(WorkloadEntry foo\/W\): metadata\.name/);
+    }
+  });
+
+  it('validates documents of the built-in kinds in the worker, and leaves a kind a plugin replaced to the caller', async () => {
+    const text = Buffer.from(`${WORKLOAD_ENTRY}---\napiVersion: security.mesh.io/v1\nkind: PeerAuthentication\nmetadata: { name: p, namespace: foo }\nspec: {}\n`);
+    const builtIn = await parser().parse('w.yaml', text, kinds);
+    expect(builtIn.documents.map((d) => 'outcome' in d)).to.deep.equal([true, true]);
+    // A plugin's own WorkloadEntry: only the main thread knows it, so the worker hands the document over as parsed.
+    const replaced = KINDS.map((k) => (k.kind === 'WorkloadEntry' ? { ...k, check: () => [{ field: 'spec.address', message: 'the plugin says no' }] } : k));
+    const pluginKinds = new KindRegistry(replaced);
+    const mixed = await parser().parse('w.yaml', text, pluginKinds);
+    expect(mixed.documents.map((d) => 'outcome' in d)).to.deep.equal([false, true]);
+    const result = validateParsedFile('w.yaml', mixed, pluginKinds);
+    expect(result.issues.map(formatIssue)).to.deep.equal(['w.yaml:4: document 1 (WorkloadEntry foo/w): spec.address: the plugin says no']);
+    expect(result.resources.map((r) => r.resource.kind)).to.deep.equal(['PeerAuthentication']);
   });
 
   it('rejects a file that takes longer than its time limit, and parses the next one with a fresh worker', async () => {

@@ -311,16 +311,14 @@ describe('pilot-discovery --configDir: hostile config input (issue 14)', functio
     // taking a whole core of this shared 2-core machine: the odd request may wait for the CPU
     // scheduler, never for the daemon. A blocked event loop would hold every request of those
     // seconds past the longest wait allowed; a few scheduler outliers (up to 5 %) are not that.
-    // One wait is longer: the main thread still deserializes the worker's parsed documents and
-    // validates them, in one piece (about 0.3 s for a file at the limit on a slow 2-core machine;
-    // a known cost, not yet moved off the event loop). The longest wait allowed is still far
-    // below the seconds a parse on the event loop would block it for.
+    // The worker validates the document too and hands back only its issue, so nothing of the
+    // file's size reaches the event loop (it used to spend ~0.3 s on the document model).
     expect(report.failures).to.deep.equal([]);
     expect(report.ready.length, 'GET /ready made').to.be.greaterThan(50);
     for (const [what, list] of [['/ready', report.ready], ['xDS', report.xds]] as const) {
       const slow = list.filter((l) => l >= LATENCY_BUDGET_MS);
       expect(slow.length, `${what} latencies over ${LATENCY_BUDGET_MS} ms: ${slow.map((l) => l.toFixed(0)).join(' ')} of ${list.length}`).to.be.at.most(list.length / 20);
-      expect(Math.max(...list), `${what}: longest wait (ms)`).to.be.below(10 * LATENCY_BUDGET_MS);
+      expect(Math.max(...list), `${what}: longest wait (ms)`).to.be.below(5 * LATENCY_BUDGET_MS);
     }
     expect(await served('large')).to.equal('10.4.4.1');
     expect((await rejected()) - before).to.equal(1);
