@@ -53,7 +53,7 @@ describe('pilot-agent mesh-iptables: applying rules in a network namespace', fun
   });
 
   beforeEach(() => {
-    ns = new TestNetns(`meshipt${process.pid % 10000}`, 100 + (process.pid % 100)).create();
+    ns = new TestNetns(`meshipt${process.pid % 10000}`, 100 + (process.pid % 50)).create();
   });
 
   afterEach(() => {
