@@ -11,6 +11,9 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { RunningProgram, startProgram } from '../helpers/program';
 import { REPO_ROOT } from '../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 // startProgram runs bin/<program>; the demo is what `npm start` runs instead.
 const DEMO = path.relative(path.join(REPO_ROOT, 'bin'), path.join(REPO_ROOT, 'dist', 'src', 'demo', 'main.js'));

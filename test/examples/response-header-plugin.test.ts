@@ -20,6 +20,9 @@ import { HttpApp, request, startHttpApp } from '../helpers/http-apps';
 import { workloadServiceYaml } from '../helpers/push';
 import { REPO_ROOT, runCli } from '../helpers/run-cli';
 import { ScriptedAds } from '../helpers/scripted-ads';
+import { usesSharedLoopbackNetwork } from '../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 /** The example compiles to dist/examples/; the programs run in their own directories, so by absolute path. */
 const PLUGIN = path.join(REPO_ROOT, 'dist', 'examples', 'plugins', 'response-header');

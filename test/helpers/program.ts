@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { assertSharedLoopbackNetworkHeld } from './shared-network';
 import { REPO_ROOT } from './run-cli';
 
 /** A long-running program of ours started as a user would, with its output captured. */
@@ -13,6 +14,7 @@ export interface RunningProgram {
 }
 
 export function startProgram(program: string, args: string[], env: Record<string, string>, cwd: string = REPO_ROOT): RunningProgram {
+  if (program === 'pilot-agent' && args[0] === 'proxy') assertSharedLoopbackNetworkHeld('pilot-agent proxy');
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', program), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },

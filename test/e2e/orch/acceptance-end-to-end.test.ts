@@ -12,6 +12,9 @@ import { RunningDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { JwksServer, SigningKey, signingKey, startJwksServer, token } from '../../helpers/jwt';
 import { daemonMetric, kubectl, OrchWorld, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const ISS = 'https://issuer.example.com';
 const POD_IP = '127.0.0.62';

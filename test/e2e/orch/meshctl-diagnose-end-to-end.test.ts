@@ -16,6 +16,9 @@ import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { orchTokenJwtRule, OrchWorld, runPod, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
 import { RunningProgram, startProgram } from '../../helpers/program';
 import { CliResult, runCli } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const NS = 'foo';
 const MESHD_POD = 'meshd-5d8f7c9b4-x2x7q';

@@ -9,6 +9,9 @@ import { httpGet } from '../../helpers/http';
 import { OrchApiServer, startOrchApiServer } from '../../helpers/orch-api';
 import { orchTokenJwtRule, runPod } from '../../helpers/orch-mesh';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 /**
  * meshctl's xDS commands as a user runs them on a cluster (issue 17), end to end through the

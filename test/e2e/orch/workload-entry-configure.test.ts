@@ -14,6 +14,9 @@ import { RunningDaemon } from '../../helpers/daemon';
 import { OrchWorld, kubectl, orchTokenJwtRule, startOrchDaemon, startOrchWorld, waitFor } from '../../helpers/orch-mesh';
 import { RunningProgram, startProgram } from '../../helpers/program';
 import { runCli } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

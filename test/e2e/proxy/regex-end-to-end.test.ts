@@ -13,6 +13,9 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { eventually } from '../../helpers/jwt';
 import { serviceEntryYaml } from '../../helpers/push';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const HOST = 'web.foo.svc.cluster.local';
 const CLIENT_IP = '127.0.0.73';

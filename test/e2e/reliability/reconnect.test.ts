@@ -14,6 +14,9 @@ import { httpGet, metricValue } from '../../helpers/http';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { workloadServiceYaml } from '../../helpers/push';
 import { ECHO_SERVICE, echoServiceYaml, freePort, node, SERVER_SCRIPT } from '../../modules/security/mtls/grpc-workloads';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const NS = 'foo';
 const HOST = `httpbin.${NS}.svc.cluster.local`;

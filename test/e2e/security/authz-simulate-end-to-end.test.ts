@@ -24,6 +24,9 @@ import { eventually, JwksServer, SigningKey, signingKey, startJwksServer, token 
 import { workloadServiceYaml } from '../../helpers/push';
 import { runCli } from '../../helpers/run-cli';
 import { makeCsr } from '../../modules/security/ca/helpers';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const ORCH_ISSUER = 'https://orch.test';
 const ISS = 'https://issuer.example.com';

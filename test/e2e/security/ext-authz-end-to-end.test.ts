@@ -20,6 +20,9 @@ import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { eventually } from '../../helpers/jwt';
 import { workloadServiceYaml } from '../../helpers/push';
 import { authorizationServiceDefinition } from '../../../src/plugins/ext-authz/grpc-check';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const IP = '127.0.0.81';
 const AUTHZ_IP = '127.0.0.82';

@@ -12,6 +12,9 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { workloadServiceYaml } from '../../helpers/push';
 import { eventually, JwksServer, SigningKey, signingKey, startJwksServer, token } from '../../helpers/jwt';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const ISS = 'https://issuer.example.com';
 const OTHER_ISS = 'https://other.example.com';

@@ -23,6 +23,9 @@ import { HttpApp, startHttpApp } from '../../helpers/http-apps';
 import { eventually, JwksServer, SigningKey, signingKey, startJwksServer, token } from '../../helpers/jwt';
 import { workloadServiceYaml } from '../../helpers/push';
 import { rawRequest } from '../../helpers/raw-http';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const ISS = 'https://issuer.example.com';
 const REJECTED = 400;

@@ -14,6 +14,9 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { shopMeshYaml } from '../../helpers/mtls-mesh';
 import { startJwksServer, JwksServer, signingKey, token } from '../../helpers/jwt';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const ISSUER = 'https://orch.test';
 const SERVER_IP = '127.0.0.91';

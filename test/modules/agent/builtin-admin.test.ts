@@ -14,6 +14,9 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { waitFor } from '../../helpers/orch-mesh';
 import { workloadServiceYaml } from '../../helpers/push';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const IP = '127.0.0.44';
 const SERVICE = (appPort: number) =>

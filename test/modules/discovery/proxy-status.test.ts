@@ -8,6 +8,9 @@ import { RunningAgent, startAgent } from '../../helpers/agent';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { httpGet } from '../../helpers/http';
 import { REPO_ROOT, runCli } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 /**
  * meshctl's xDS debug commands against a real daemon (issue 17), over its plain-text port with

@@ -7,6 +7,9 @@ import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { workloadServiceYaml } from '../../helpers/push';
 import { runCli } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const SERVICE = (appPort: number) =>
   workloadServiceYaml({ namespace: 'foo', name: 'shop', address: '127.0.0.42', ports: [`{ number: 9081, name: http, protocol: HTTP, targetPort: ${appPort} }`], labels: { app: 'shop' } });

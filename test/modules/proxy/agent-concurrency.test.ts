@@ -8,6 +8,9 @@ import { proxyWorkerCount } from '../../../src/modules/agent/agent';
 import { RunningAgent, startAgent } from '../../helpers/agent';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { workloadServiceYaml } from '../../helpers/push';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const IP = '127.0.0.46';
 const PORT = 9086;

@@ -15,6 +15,9 @@ import { startAgent } from '../../helpers/agent';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { startProgram } from '../../helpers/program';
 import { runCli } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 function statusOf(port: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -8,6 +8,9 @@ import { builtInProxy } from '../../helpers/builtin-proxy';
 import { RunningDaemon, startDaemon } from '../../helpers/daemon';
 import { HttpApp, request, startHttpApp } from '../../helpers/http-apps';
 import { serviceEntryYaml, workloadServiceYaml } from '../../helpers/push';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const services = (appPort: number) =>
   workloadServiceYaml({ namespace: 'foo', name: 'web', address: '127.0.0.41', ports: [`{ number: 9080, name: http, protocol: HTTP, targetPort: ${appPort} }`], labels: { app: 'web' } }) +

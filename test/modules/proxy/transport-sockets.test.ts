@@ -7,6 +7,9 @@ import { DownstreamTls, TLS_TRANSPORT_SOCKETS, UpstreamTls } from '../../../src/
 import { SecretStore } from '../../../src/modules/proxy/tls/secrets';
 import { TransportSocketFactory, TransportSockets, UpstreamTransport } from '../../../src/modules/proxy/tls/transport-sockets';
 import { REPO_ROOT } from '../../helpers/run-cli';
+import { usesSharedLoopbackNetwork } from '../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const CUSTOM = 'type.googleapis.com/example.transport.v1.Tagged';
 const TLS_CONFIG = { common_tls_context: {} };

@@ -15,6 +15,9 @@ import { RunningAgent, startAgent } from '../../../helpers/agent';
 import { RunningDaemon, startDaemon } from '../../../helpers/daemon';
 import { JwksServer, SigningKey, signingKey, startJwksServer, token } from '../../../helpers/jwt';
 import { CLIENT_SCRIPT, config, freePort, node, NS, Outcome, SERVER_IP, SERVER_SCRIPT, STATUS, TARGET } from '../../../modules/security/mtls/grpc-workloads';
+import { usesSharedLoopbackNetwork } from '../../../helpers/shared-network';
+
+usesSharedLoopbackNetwork();
 
 const ORCH_ISSUER = 'https://orch.test';
 
