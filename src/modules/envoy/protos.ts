@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as protobuf from 'protobufjs';
 import { protobufLibrary } from '../shared/protobuf-library';
+import { TypeUrl } from './type-urls';
 
 /**
  * Envoy v3 protos, loaded with protobufjs from the copies `@grpc/grpc-js-xds` ships (its
@@ -176,6 +177,21 @@ export function messageType(typeUrlOrName: string): protobuf.Type {
     typeCache.set(name, type);
   }
   return type;
+}
+
+/**
+ * Loads the protos and builds the coders of the xDS messages now. A server calls this before it
+ * takes streams: done lazily, the first request paid it (~0.5 s on a slow machine) with the
+ * event loop blocked, /ready and every other stream waiting.
+ */
+export function prepareXdsMessages(): void {
+  const names = [...Object.values(TypeUrl), ...['Discovery', 'DeltaDiscovery'].flatMap((m) => [`envoy.service.discovery.v3.${m}Request`, `envoy.service.discovery.v3.${m}Response`])];
+  for (const name of names) messageType(name).setup();
+}
+
+/** Whether the protos are loaded (prepareXdsMessages or a first use). */
+export function envoyProtosLoaded(): boolean {
+  return loaded !== undefined;
 }
 
 /**

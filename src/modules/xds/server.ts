@@ -6,6 +6,7 @@ import { inject, injectable } from 'inversify';
 import { ChangeSet, XdsGenerator } from '../model/generator';
 import { ScopedLogger } from '../logging';
 import { PushContext } from '../model/push-context';
+import { prepareXdsMessages } from '../envoy/protos';
 import { adsService, channelOptions } from './ads-service';
 import { XdsConnection } from './connection';
 import { XdsConnectionListener } from './connection-listener';
@@ -102,6 +103,7 @@ export class XdsServer {
    * the CA service beside it. Resolves with the bound port.
    */
   async listen(listener: XdsListener): Promise<number> {
+    prepareXdsMessages();
     const server = new (grpcLibrary().Server)(channelOptions(this.options));
     const { methods, handlers } = adsService(this.options.deltaEnabled, (call, protocol) => this.streams.serve(call, protocol, listener.auth));
     server.addService(methods, handlers);
