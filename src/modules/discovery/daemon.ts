@@ -1,5 +1,6 @@
 import { grpcLibrary } from '../shared/grpc-library';
 import { inject, injectable } from 'inversify';
+import { GeneratorWarmUp } from './generator-warm-up';
 import { MemoryConfigStore } from '../config';
 import { ControlzServer, InProcessProfiler } from '../ctrlz';
 import { DebugHttpServer } from '../debug';
@@ -61,6 +62,7 @@ export class Daemon {
     @inject(DaemonXdsDebug) private readonly xdsDebug: DaemonXdsDebug,
     @inject(ControlzServer) private readonly ctrlz: ControlzServer,
     @inject(InProcessProfiler) private readonly profiler: InProcessProfiler,
+    @inject(GeneratorWarmUp) private readonly warmUp: GeneratorWarmUp,
   ) {}
 
   async start(): Promise<void> {
@@ -81,6 +83,7 @@ export class Daemon {
     this.followMeshConfig();
     await this.security.start();
     await this.startKeySets(firstPush);
+    this.warmUp.warm(this.coordinator.currentPush() ?? firstPush);
 
     // Every debug page is answerable over xDS too (the incumbent's debug types).
     this.xds.answerDebugRequestsWith(this.xdsDebug);

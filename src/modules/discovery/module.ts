@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import { GeneratorWarmUp } from './generator-warm-up';
 import { MemoryConfigStoreOptionsToken } from '../config';
 import { ControlzOptionsToken } from '../ctrlz';
 import { DebugHttpServerOptionsToken } from '../debug';
@@ -74,6 +75,7 @@ export function discoveryModule(): ContainerModule {
     bind(AutoRegistrationSweeper).toSelf().inSingletonScope();
     bind(SingletonController).toService(AutoRegistrationSweeper);
 
+    bind(GeneratorWarmUp).toSelf().inSingletonScope();
     bind(DaemonToken).to(Daemon).inSingletonScope();
   });
 }
