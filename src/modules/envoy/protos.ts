@@ -179,12 +179,17 @@ export function messageType(typeUrlOrName: string): protobuf.Type {
   return type;
 }
 
+let xdsMessagesPrepared = false;
+
 /**
  * Loads the protos and builds the coders of the xDS messages now. A server calls this before it
  * takes streams: done lazily, the first request paid it (~0.5 s on a slow machine) with the
  * event loop blocked, /ready and every other stream waiting.
  */
 export function prepareXdsMessages(): void {
+  // Once per process: the daemon listens on two addresses, and setup() builds the coders anew each call.
+  if (xdsMessagesPrepared) return;
+  xdsMessagesPrepared = true;
   const names = [...Object.values(TypeUrl), ...['Discovery', 'DeltaDiscovery'].flatMap((m) => [`envoy.service.discovery.v3.${m}Request`, `envoy.service.discovery.v3.${m}Response`])];
   for (const name of names) messageType(name).setup();
 }
