@@ -352,6 +352,17 @@ export function histogramQuantile(h: HistogramDelta, q: number): number | undefi
 }
 
 /** The labels values a histogram has series for (e.g. every `type`). */
+/** A counter's increase between two scrapes, per value of `label`. */
+export function counterDeltaBy(before: Metrics, after: Metrics, name: string, label: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of after) {
+    if (nameOf(key) !== name) continue;
+    const by = labelsOf(key)[label] ?? '';
+    out[by] = (out[by] ?? 0) + value - (before.get(key) ?? 0);
+  }
+  return out;
+}
+
 export function labelValues(m: Metrics, name: string, label: string): string[] {
   const out = new Set<string>();
   for (const key of m.keys()) if (nameOf(key) === `${name}_count`) out.add(labelsOf(key)[label] ?? '');

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { clientSpecs, endpointTarget, generateMesh, hostOf, MeshLayout, serviceEntryYaml, workloadEntriesYaml, writeAtomically } from './config';
-import { BenchError, Daemon, REPO_ROOT, histogramDelta, histogramQuantile, labelValues, Metrics, procCpuSeconds, procMemory, RssSampler, StallProbe } from './daemon';
+import { BenchError, counterDeltaBy, Daemon, REPO_ROOT, histogramDelta, histogramQuantile, labelValues, Metrics, procCpuSeconds, procMemory, RssSampler, StallProbe } from './daemon';
 import { LimitServer, startLimitServer, Workers } from './children';
 import type { ClientSpec, Status, TypeTotals } from './protocol';
 import { bytes, count, distribution, Distribution, ms, table } from './stats';
@@ -167,6 +167,8 @@ interface DaemonFigures {
   /** pilot_xds_config_size_bytes by type: bytes the daemon wrote. */
   sentBytes: Record<string, number>;
   expiredNonces: number;
+  /** xds_cache_evictions over the phase, by reason (dependency, clear, size). */
+  cacheEvictions: Record<string, number>;
   rejects: number;
   internalErrors: number;
   /** From the daemon's default Node metrics, at the end of the phase. */
@@ -264,6 +266,7 @@ function daemonFigures(before: Metrics, after: Metrics): DaemonFigures {
       labelValues(after, 'nodejs_gc_duration_seconds', 'kind').map((kind) => [kind, h('nodejs_gc_duration_seconds', (l) => l.kind === kind).sum * 1000]),
     ),
     expiredNonces: counter('pilot_xds_expired_nonce'),
+    cacheEvictions: counterDeltaBy(before, after, 'xds_cache_evictions', 'type'),
     rejects: counter('pilot_total_xds_rejects'),
     internalErrors: counter('pilot_total_xds_internal_errors'),
   };
@@ -621,6 +624,7 @@ function printTables(res: Results): void {
       row('proxy_queue_time mean / p99~', (x) => `${ms(x.daemon.queue.meanMs)} / ${ms(x.daemon.queue.p99Ms)}`),
       ...SHORTS.map((t) => row(`xds_push_time ${t} (sum, n)`, (x) => (x.daemon.pushTime[t] ? `${ms(x.daemon.pushTime[t].totalMs)}, ${count(x.daemon.pushTime[t].count)}` : '-'))),
       row('expired nonces', (x) => count(x.daemon.expiredNonces)),
+      row('xDS cache evictions', (x) => Object.entries(x.daemon.cacheEvictions).filter(([, n]) => n > 0).map(([why, n]) => `${why} ${count(n)}`).join(', ') || '0'),
       row('client CPU time (workers)', (x) => `${x.workerCpuSeconds.toFixed(1)} s`),
     ]),
   );
