@@ -129,6 +129,7 @@ export function xdsCacheFrom(settings: Settings, m: DaemonMetrics): XdsCache | u
   if (settings.bool('PILOT_ENABLE_CDS_CACHE')) types.add('cds');
   if (settings.bool('PILOT_ENABLE_RDS_CACHE')) types.add('rds');
   const stats = settings.bool('PILOT_XDS_CACHE_STATS');
+  const cacheTypeLabels = labelsOf('type');
   return new XdsCache({
     maxEntries: Math.max(1, settings.int('PILOT_XDS_CACHE_SIZE')),
     types,
@@ -137,7 +138,7 @@ export function xdsCacheFrom(settings: Settings, m: DaemonMetrics): XdsCache | u
         if (stats) m.xdsCacheReads.inc({ type: hit ? 'hit' : 'miss' });
       },
       evicted: (reason, count) => m.xdsCacheEvictions.inc({ type: reason }, count),
-      size: (type, entries) => m.xdsCacheSize.set({ type }, entries),
+      size: (type, entries) => m.deferred.set(m.xdsCacheSize, cacheTypeLabels(type), entries),
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { Counter, Histogram } from '../shared/prom-client';
+import type { Counter, Gauge, Histogram } from '../shared/prom-client';
 
 type Labels = Partial<Record<string, string | number>>;
 
@@ -11,6 +11,9 @@ type Labels = Partial<Record<string, string | number>>;
  * metrics' `collect` hook calls `flush`) and otherwise within FLUSH_AFTER_MS, after the push.
  * Counter increments are summed per label set first, so a fan-out costs a few `inc` calls.
  *
+ * A gauge set on a hot path (the xDS cache's size, on every miss) keeps only its latest value
+ * per label set until the flush.
+ *
  * Labels are told apart by object identity when summing: callers pass one label object per
  * label set (see `labelsOf`), not a new object per call.
  */
@@ -20,6 +23,8 @@ export class DeferredMetrics {
   private values: number[] = [];
   /** Which entries are counter increments (the rest are histogram observations). */
   private counts: boolean[] = [];
+  /** Latest value per gauge and label set, not yet set. */
+  private gauges = new Map<Gauge<string>, Map<Labels | undefined, number>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -35,22 +40,39 @@ export class DeferredMetrics {
     this.add(histogram, labels, value, false);
   }
 
-  /** Observations waiting to be folded in (for tests). */
+  /** Sets `gauge` to `value` at the flush, unless it is set again before. */
+  set(gauge: Gauge<string>, labels: Labels | undefined, value: number): void {
+    let byLabels = this.gauges.get(gauge);
+    if (!byLabels) this.gauges.set(gauge, (byLabels = new Map()));
+    byLabels.set(labels, value);
+    this.schedule();
+  }
+
+  /** Observations and gauge values waiting to be folded in (for tests). */
   get pending(): number {
-    return this.values.length;
+    let gauges = 0;
+    for (const byLabels of this.gauges.values()) gauges += byLabels.size;
+    return this.values.length + gauges;
   }
 
   /** Folds every pending observation into its metric now. */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const { metrics, labels, values, counts } = this;
-    if (values.length === 0) return;
+    const { metrics, labels, values, counts, gauges } = this;
+    if (values.length === 0 && gauges.size === 0) return;
     // Swapped out first: a metric's own collect hook calls flush again while this one runs.
     this.metrics = [];
     this.labels = [];
     this.values = [];
     this.counts = [];
+    this.gauges = new Map();
+    for (const [gauge, byLabels] of gauges) {
+      for (const [l, value] of byLabels) {
+        if (l) gauge.set(l, value);
+        else gauge.set(value);
+      }
+    }
     const sums = new Map<Counter<string>, Map<Labels | undefined, number>>();
     for (let i = 0; i < values.length; i++) {
       if (counts[i]) {
@@ -82,6 +104,10 @@ export class DeferredMetrics {
       this.flush();
       return;
     }
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), this.flushAfterMs);
       this.timer.unref();

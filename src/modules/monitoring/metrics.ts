@@ -141,6 +141,8 @@ export class DaemonMetrics {
       new Counter<L>({ name, help, labelNames, registers, collect: () => deferred.flush() });
     const perPushHistogram = <L extends string = string>(name: string, help: string, buckets: number[], labelNames: L[] = []) =>
       new Histogram<L>({ name, help, buckets, labelNames, registers, collect: () => deferred.flush() });
+    const perPushGauge = <L extends string = string>(name: string, help: string, labelNames: L[] = []) =>
+      new Gauge<L>({ name, help, labelNames, registers, collect: () => deferred.flush() });
 
     this.xdsClients = gauge('pilot_xds', 'Number of endpoints connected to this daemon using xDS.', ['version']);
     this.xdsPushes = perPushCounter('pilot_xds_pushes', 'xDS pushes, and build and send errors, for lds, rds, cds and eds.', ['type']);
@@ -194,7 +196,8 @@ export class DaemonMetrics {
 
     this.xdsCacheReads = counter('xds_cache_reads', 'Total number of xds cache reads.', ['type']);
     this.xdsCacheEvictions = counter('xds_cache_evictions', 'Total number of xds cache evictions.', ['type']);
-    this.xdsCacheSize = gauge('xds_cache_size', 'Current size of xds cache.', ['type']);
+    // Set on every cache miss, thousands of times in a connect storm: deferred like the per-push metrics.
+    this.xdsCacheSize = perPushGauge('xds_cache_size', 'Current size of xds cache.', ['type']);
     this.xdsCacheDependentConfigSize = gauge('xds_cache_dependent_config_size', 'Current size of dependent configs.');
 
     this.jwksFetchSuccess = counter('pilot_jwks_resolver_network_fetch_success_total', 'Total number of successful network fetches by the daemon\'s key-set resolver.');

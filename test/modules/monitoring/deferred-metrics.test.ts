@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DaemonMetrics, DeferredMetrics, labelsOf } from '../../../src/modules/monitoring';
-import { Counter, Histogram, Registry } from '../../../src/modules/shared/prom-client';
+import { Counter, Gauge, Histogram, Registry } from '../../../src/modules/shared/prom-client';
 
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
@@ -44,6 +44,28 @@ describe('monitoring: DeferredMetrics', () => {
     const text = await registry.metrics();
     expect(sample(text, 'c{type="cds"}')).to.equal(5);
     expect(sample(text, 'c{type="eds"}')).to.equal(7);
+  });
+
+  it('keeps only the latest value of a gauge per label set, and a scrape sees it (xds_cache_size)', async () => {
+    const metrics = new DaemonMetrics({ component: 'pilot-discovery', version: '1.2.3' });
+    const ofType = labelsOf('type');
+    for (let size = 1; size <= 5000; size++) metrics.deferred.set(metrics.xdsCacheSize, ofType('rds'), size);
+    metrics.deferred.set(metrics.xdsCacheSize, ofType('eds'), 7);
+    expect(metrics.deferred.pending, 'one value per label set').to.equal(2);
+    const text = await metrics.metrics();
+    expect(metrics.deferred.pending).to.equal(0);
+    expect(sample(text, 'xds_cache_size{type="rds"}')).to.equal(5000);
+    expect(sample(text, 'xds_cache_size{type="eds"}')).to.equal(7);
+  });
+
+  it('sets a gauge by itself after its delay, without a read', async () => {
+    const registry = new Registry();
+    const deferred = new DeferredMetrics(20);
+    const gauge = new Gauge({ name: 'g', help: 'h', registers: [registry] });
+    deferred.set(gauge, undefined, 3);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(deferred.pending).to.equal(0);
+    expect(sample(await registry.metrics(), 'g')).to.equal(3);
   });
 
   it('folds in by itself after its delay, without a read', async () => {
