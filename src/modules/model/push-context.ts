@@ -139,7 +139,10 @@ export class PushContext {
    * applies only to proxies it selects.
    */
   destinationRuleFor(hostname: string, proxy: Pick<Proxy, 'namespace' | 'labels'>): ConfigResource<DestinationRuleSpec> | undefined {
-    const rules = (this.drByHost.get(hostname) ?? []).filter(
+    // Most hosts have none: asked per cluster and virtual host of every proxy, so nothing is allocated for them.
+    const all = this.drByHost.get(hostname);
+    if (all === undefined || all.length === 0) return undefined;
+    const rules = all.filter(
       (dr) =>
         isExportedTo(dr.spec.exportTo ?? ['*'], dr.metadata.namespace, proxy.namespace) &&
         (!dr.spec.workloadSelector || (dr.metadata.namespace === proxy.namespace && labelsMatch(dr.spec.workloadSelector.matchLabels, proxy.labels))),

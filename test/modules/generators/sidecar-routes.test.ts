@@ -6,6 +6,8 @@ import { decodeMessage } from '../../../src/modules/envoy/protos';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { million, roundTrip, routesOf, VirtualHost, vhostsOf } from '../../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml } from '../../helpers/push';
+import { PushContext } from '../../../src/modules/model';
+import { XdsCache } from '../../../src/modules/model/xds-cache';
 
 const defaultRetry = {
   retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes',
@@ -349,5 +351,54 @@ spec:
     };
     expect(clusterOf(productpage)).to.equal('outbound|9080|v2|reviews.bookinfo.svc.cluster.local');
     expect(clusterOf(other)).to.equal('outbound|9080|v1|reviews.bookinfo.svc.cluster.local');
+  });
+
+  it('builds a default virtual host once for every other namespace, apart for its own and for a namespace that sees another DestinationRule', () => {
+    const cachePush = (yaml: string, cache: XdsCache) => {
+      const plain = pushOf(yaml);
+      return new PushContext('1', plain.config, plain.registry, plain.options, cache);
+    };
+    const yaml = `${SERVICES}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: sticky-reviews, namespace: team-b }
+spec:
+  host: reviews.bookinfo.svc.cluster.local
+  exportTo: ["."]
+  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
+`;
+    let misses = 0;
+    const cache = new XdsCache({ maxEntries: 1000, types: new Set(['rds']), observer: { read: (hit) => (misses += hit ? 0 : 1), evicted: () => undefined, size: () => undefined } });
+    const push = cachePush(yaml, cache);
+    const gen = new SidecarGenerator({});
+    const table = (namespace: string, ip: string) => {
+      const [rds] = gen.generate({ proxy: proxyOf(ip, namespace), push, typeUrl: TypeUrl.RouteConfiguration, names: ['9080'] });
+      return vhostsOf(decodeMessage(TypeUrl.RouteConfiguration, rds.body));
+    };
+    const reviews = 'reviews.bookinfo.svc.cluster.local:9080';
+    const first = table('team-a', '10.3.0.1');
+    const afterFirst = misses;
+    const again = table('team-c', '10.3.0.2');
+    // Another namespace: its route table is its own, but both default virtual hosts are found built.
+    expect(misses - afterFirst, 'team-c builds only its route table').to.equal(1);
+    expect(again).to.deep.equal(first);
+    expect(first[reviews].domains).to.not.include('reviews');
+    expect(first[reviews].routes[0].route).to.not.have.property('hash_policy');
+
+    // The service's own namespace reaches it by its short name too.
+    const own = table('bookinfo', '10.3.0.3');
+    expect(own[reviews].domains).to.include.members(['reviews', 'reviews:9080']);
+    // A namespace that sees a DestinationRule of its own gets that rule's hash policy, and no one else does.
+    const sticky = table('team-b', '10.3.0.4');
+    expect(sticky[reviews].routes[0].route).to.have.deep.property('hash_policy', [{ header: { header_name: 'x-user' } }]);
+    expect(sticky[reviews].domains).to.deep.equal(first[reviews].domains);
+    expect(table('team-d', '10.3.0.5')[reviews].routes[0].route).to.not.have.property('hash_policy');
+
+    // A change to the DestinationRules rebuilds the shared host (the cache's kind tag).
+    cache.invalidate(['kind:DestinationRule']);
+    const changed = cachePush(yaml.replace('httpHeaderName: x-user', 'httpHeaderName: x-tenant'), cache);
+    const [rds] = gen.generate({ proxy: proxyOf('10.3.0.4', 'team-b'), push: changed, typeUrl: TypeUrl.RouteConfiguration, names: ['9080'] });
+    expect(vhostsOf(decodeMessage(TypeUrl.RouteConfiguration, rds.body))[reviews].routes[0].route).to.have.deep.property('hash_policy', [{ header: { header_name: 'x-tenant' } }]);
   });
 });

@@ -28,5 +28,5 @@ export {
 } from './route-policies';
 export { EffectivePolicy, effectivePolicy, subsetOf } from './traffic-policy';
 export {
-  buildVirtualHost, defaultRoute, virtualHostDomains, VirtualHostOptions,
+  buildVirtualHost, defaultRoute, seesShortName, virtualHostDomains, VirtualHostOptions,
 } from './virtual-host';

@@ -41,17 +41,31 @@ export function virtualHostDomains(push: PushContext, proxy: Proxy, service: Ser
   const names = [host];
   if (options.absoluteFqdn) names.push(`${host}.`);
   if (options.altHosts) {
-    const suffix = `.svc.${push.options.domain}`;
-    if (host.endsWith(suffix)) {
-      const nameNs = host.slice(0, -suffix.length);
-      const parts = nameNs.split('.');
-      if (parts.length === 2) {
-        if (parts[1] === proxy.namespace) names.push(parts[0]);
-        names.push(nameNs, `${nameNs}.svc`);
-      }
+    const nameNs = serviceNameAndNamespace(push, host);
+    if (nameNs) {
+      if (nameNs.namespace === proxy.namespace) names.push(nameNs.name);
+      names.push(nameNs.both, `${nameNs.both}.svc`);
     }
   }
   return names.flatMap((n) => [n, `${n}:${port.number}`]);
+}
+
+/**
+ * Whether a proxy in `namespace` reaches `host` by its short name too (`<name>` of a
+ * `<name>.<namespace>.svc.<domain>` host): the only part of a host's default virtual host that
+ * depends on who looks, besides the DestinationRule it sees.
+ */
+export function seesShortName(push: PushContext, namespace: string, host: string): boolean {
+  return serviceNameAndNamespace(push, host)?.namespace === namespace;
+}
+
+/** `<name>`, `<namespace>` and `<name>.<namespace>` of a `<name>.<namespace>.svc.<domain>` host. */
+function serviceNameAndNamespace(push: PushContext, host: string): { name: string; namespace: string; both: string } | undefined {
+  const suffix = `.svc.${push.options.domain}`;
+  if (!host.endsWith(suffix)) return undefined;
+  const both = host.slice(0, -suffix.length);
+  const parts = both.split('.');
+  return parts.length === 2 ? { name: parts[0], namespace: parts[1], both } : undefined;
 }
 
 /** The route of a service port without a VirtualService. */

@@ -1,7 +1,7 @@
 /** RDS of a sidecar: the route table of each outbound HTTP port. */
 import { Proxy } from '../../model/proxy';
 import { PushContext } from '../../model/push-context';
-import { ConfigResource } from '../../config/resource';
+import { ConfigResource, resourceKey } from '../../config/resource';
 import { VirtualServiceSpec } from '../../config/kinds/virtual-service';
 import { encodeMessage } from '../../envoy/protos';
 import { protobufLibrary } from '../../shared/protobuf-library';
@@ -9,7 +9,7 @@ import { TypeUrl, typeUrlOf } from '../../envoy/type-urls';
 import { internBody } from '../../model/body-interning';
 import { XdsResource } from '../../model/generator';
 import { Service, ServicePort } from '../../registry/model';
-import { buildVirtualHost } from '../common';
+import { buildVirtualHost, seesShortName } from '../common';
 import { PASSTHROUGH_CLUSTER } from './clusters';
 import { SidecarContext } from './options';
 import { configKey, labelsKey, labelSensitive, parseRouteName, routeNameOf, SidecarScope, sidecarScope } from './scope';
@@ -75,23 +75,36 @@ interface CachedVirtualHost {
 }
 
 /**
- * One service port's virtual host, kept across pushes. It reads the proxy's namespace (which
- * VirtualService and DestinationRule it sees, same-namespace short names) and, when config
- * matches on them, its labels; the service, its VirtualService and DestinationRule, and the
- * services that VirtualService routes to (a destination without a port takes its only one).
+ * One service port's virtual host, kept across pushes.
+ *
+ * Without a VirtualService for the host, it reads of its viewer only whether the host's short
+ * name is theirs (same namespace) and which DestinationRule they see (its consistent-hash
+ * policy): one such host is shared by every other namespace, so a connect storm builds a
+ * service's virtual host about twice, not once per namespace. It reads the service and that
+ * DestinationRule (`host:` and the kind cover them).
+ *
+ * With one, it reads the proxy's namespace (which VirtualService and DestinationRules it sees)
+ * and, when config matches on them, its labels; the service, its VirtualService and
+ * DestinationRule, and the services that VirtualService routes to (a destination without a
+ * port takes its only one).
  */
 function cachedVirtualHost(viewer: VirtualHostViewer, push: PushContext, proxy: Proxy, service: Service, port: ServicePort): CachedVirtualHost {
   const { ctx } = viewer;
-  const key = `${viewer.keyPrefix}${service.hostname}/${port.number}/${port.name}/${port.protocol}`;
-  // Worked out on a miss only: most lookups are hits, and walking the VirtualService is not free.
-  const dependencies = () => {
-    const vs = push.virtualServiceFor(service.hostname, proxy.namespace);
-    return [`host:${service.hostname}`, 'kind:VirtualService', 'kind:DestinationRule', ...(vs ? destinationHosts(push, vs) : [])];
-  };
-  return push.cached('rds', key, dependencies, () => {
+  const host = service.hostname;
+  const build = (): CachedVirtualHost => {
     const message = buildVirtualHost(push, proxy, service, port, { forGrpc: false, absoluteFqdn: ctx.absoluteFqdnDomain, altHosts: true });
     return { message, domains: message.domains as string[], body: encodeMessage(VIRTUAL_HOST, message) };
-  });
+  };
+  const portKey = `${host}/${port.number}/${port.name}/${port.protocol}`;
+  const vs = push.virtualServiceFor(host, proxy.namespace);
+  if (!vs) {
+    const dr = push.destinationRuleFor(host, proxy);
+    const viewerKey = `${seesShortName(push, proxy.namespace, host) ? proxy.namespace : '*'}|${dr ? resourceKey(dr) : ''}`;
+    return push.cached('rds', `${ctx.memoPrefix}/vh-default/${viewerKey}/${portKey}`, [`host:${host}`, 'kind:DestinationRule'], build);
+  }
+  // Worked out on a miss only: most lookups are hits, and walking the VirtualService is not free.
+  const dependencies = () => [`host:${host}`, 'kind:VirtualService', 'kind:DestinationRule', ...destinationHosts(push, vs)];
+  return push.cached('rds', `${viewer.keyPrefix}${portKey}`, dependencies, build);
 }
 
 /** Who sees a virtual host, as its cache key begins: worked out once per route table, not per host. */
