@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { GeneratorWarmUp } from '../../../src/modules/discovery/generator-warm-up';
-import { TypeUrl } from '../../../src/modules/envoy/type-urls';
+import { TypeUrl, XdsTypeUrl } from '../../../src/modules/envoy/type-urls';
 import { XdsGenerators } from '../../../src/modules/generators';
 import { SidecarGenerator } from '../../../src/modules/generators/sidecar';
 import { Logging } from '../../../src/modules/logging';
 import { ClusterContributor } from '../../../src/modules/model/generator';
+import { Proxy, PushContext } from '../../../src/modules/model';
+import { XdsCache } from '../../../src/modules/model/xds-cache';
 import { proxyOf, pushOf, workloadServiceYaml } from '../../helpers/push';
 
 describe('discovery: the generator warm-up before the daemon takes streams', () => {
@@ -23,7 +25,7 @@ describe('discovery: the generator warm-up before the daemon takes streams', () 
   it('builds every outbound cluster before any proxy asks, so proxies of any namespace get them without building', () => {
     const { built, sidecar, warmUp } = setUp();
     const push = pushOf(yaml);
-    expect(warmUp.warm(push).map((r) => r.name)).to.include.members(OUTBOUND);
+    expect(warmUp.warm(push).clusters.map((r) => r.name)).to.include.members(OUTBOUND);
     expect(built.filter((name) => name.startsWith('outbound|'))).to.have.members(OUTBOUND);
     built.length = 0;
     for (const proxy of [proxyOf('10.1.0.1', 'shop'), proxyOf('10.9.0.1', 'other')]) {
@@ -33,9 +35,30 @@ describe('discovery: the generator warm-up before the daemon takes streams', () 
     expect(built.filter((name) => name.startsWith('outbound|')), 'outbound clusters built again').to.deep.equal([]);
   });
 
+  it('builds every load assignment and every default virtual host other namespaces see, so their proxies build only their route tables', () => {
+    const { sidecar, warmUp } = setUp();
+    let misses = 0;
+    const cache = new XdsCache({ maxEntries: 1000, types: new Set(['cds', 'eds', 'rds']), observer: { read: (hit) => (misses += hit ? 0 : 1), evicted: () => undefined, size: () => undefined } });
+    const plain = pushOf(yaml);
+    const push = new PushContext('1', plain.config, plain.registry, plain.options, cache);
+    const warmed = warmUp.warm(push);
+    expect(warmed.loadAssignments.map((r) => r.name)).to.have.members(OUTBOUND);
+    expect(warmed.routes.map((r) => r.name)).to.deep.equal(['80']);
+    const missesOf = (proxy: Proxy, typeUrl: XdsTypeUrl) => {
+      const before = misses;
+      sidecar.generate({ proxy, push, typeUrl, names: undefined });
+      return misses - before;
+    };
+    const elsewhere = proxyOf('10.9.0.1', 'other');
+    expect(missesOf(elsewhere, TypeUrl.ClusterLoadAssignment), 'EDS').to.equal(0);
+    expect(missesOf(elsewhere, TypeUrl.RouteConfiguration), 'RDS: the route table of its namespace only').to.equal(1);
+    // In the services' own namespace, their virtual hosts have short names: built there.
+    expect(missesOf(proxyOf('10.1.0.1', 'shop'), TypeUrl.RouteConfiguration), 'RDS in shop').to.equal(1 + 3);
+  });
+
   it('never fails the start: a push its generator cannot serve gives nothing', () => {
     const { warmUp } = setUp();
     const broken = Object.create(pushOf(yaml), { destinationRuleFor: { value: () => { throw new Error('boom'); } } });
-    expect(warmUp.warm(broken)).to.deep.equal([]);
+    expect(warmUp.warm(broken)).to.deep.equal({ clusters: [], loadAssignments: [], routes: [] });
   });
 });
