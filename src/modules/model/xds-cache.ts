@@ -35,6 +35,11 @@ export class XdsCache {
   /** Every entry, oldest first: where eviction looks. */
   private readonly order = new Set<Entry>();
   private readonly byTag = new Map<string, Set<Entry>>();
+  /**
+   * Values the latest invalidation evicted, by type and key, until the next one: what a
+   * rebuild may start from (a route table whose virtual hosts all came out the same).
+   */
+  private evicted = new Map<CachedType, Map<string, unknown>>();
   private epochNow = 0;
 
   constructor(private readonly options: XdsCacheOptions) {
@@ -54,13 +59,16 @@ export class XdsCache {
     return this.options.types.has(type);
   }
 
-  /** The entry of `key`, else `build()` kept under `tags` (a function: worked out only on a miss). */
-  get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: () => T): T {
+  /**
+   * The entry of `key`, else `build()` kept under `tags` (a function: worked out only on a
+   * miss). `build` is given the value the latest invalidation evicted under `key`, if any.
+   */
+  get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T): T {
     const entries = this.byType.get(type);
-    if (!entries) return build();
+    if (!entries) return build(undefined);
     const hit = this.read(entries, key);
     if (hit) return hit.value as T;
-    const value = build();
+    const value = build(this.evicted.get(type)?.get(key) as T | undefined);
     if (typeof tags === 'function') tags = tags();
     const entry: Entry = { type, key, value, tags, used: false };
     entries.set(key, entry);
@@ -96,12 +104,16 @@ export class XdsCache {
   /** Evicts every entry depending on one of `tags`. */
   invalidate(tags: Iterable<string>): void {
     this.epochNow += 1;
+    this.evicted = new Map();
     let count = 0;
     const touched = new Set<CachedType>();
     for (const tag of tags) {
       for (const entry of this.byTag.get(tag) ?? []) {
         if (!this.order.has(entry)) continue;
         this.remove(entry);
+        let evicted = this.evicted.get(entry.type);
+        if (!evicted) this.evicted.set(entry.type, (evicted = new Map()));
+        evicted.set(entry.key, entry.value);
         touched.add(entry.type);
         count += 1;
       }
@@ -113,6 +125,7 @@ export class XdsCache {
 
   clear(): void {
     this.epochNow += 1;
+    this.evicted = new Map();
     const count = this.order.size;
     for (const entries of this.byType.values()) entries.clear();
     this.order.clear();

@@ -7,7 +7,11 @@ import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { million, roundTrip, routesOf, VirtualHost, vhostsOf } from '../../helpers/envoy';
 import { proxyOf, pushOf, serviceEntryYaml } from '../../helpers/push';
 import { PushContext } from '../../../src/modules/model';
-import { XdsCache } from '../../../src/modules/model/xds-cache';
+import { CachedType, XdsCache } from '../../../src/modules/model/xds-cache';
+import * as interningModule from '../../../src/modules/model/body-interning';
+
+/** The module's exports as the compiled generators read them on each call: replaceable, for a spy. */
+const interning = interningModule as unknown as { internBody: typeof interningModule.internBody };
 
 const defaultRetry = {
   retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes',
@@ -400,5 +404,67 @@ spec:
     const changed = cachePush(yaml.replace('httpHeaderName: x-user', 'httpHeaderName: x-tenant'), cache);
     const [rds] = gen.generate({ proxy: proxyOf('10.3.0.4', 'team-b'), push: changed, typeUrl: TypeUrl.RouteConfiguration, names: ['9080'] });
     expect(vhostsOf(decodeMessage(TypeUrl.RouteConfiguration, rds.body))[reviews].routes[0].route).to.have.deep.property('hash_policy', [{ header: { header_name: 'x-tenant' } }]);
+  });
+
+  it('keeps a route table its change left the same (another port of a service changed), and assembles one whose host changed', () => {
+    /** The route tables the generator keeps in the cache, by their key's last part (the route name). */
+    class RecordingCache extends XdsCache {
+      readonly tables = new Map<string, unknown>();
+      override get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T): T {
+        const value = super.get(type, key, tags, build);
+        if (type === 'rds' && !key.includes('/vh')) this.tables.set(key.slice(key.lastIndexOf('/') + 1), value);
+        return value;
+      }
+    }
+    const cache = new RecordingCache({ maxEntries: 1000, types: new Set(['rds']) });
+    const pushWith = (yaml: string) => {
+      const plain = pushOf(yaml);
+      return new PushContext('1', plain.config, plain.registry, plain.options, cache);
+    };
+    const gen = new SidecarGenerator({});
+    // Every assembled table is interned: counting those calls counts assemblies.
+    const assembled: string[] = [];
+    const intern = interning.internBody;
+    const tables = (push: PushContext) => {
+      interning.internBody = (typeUrl, name, body) => {
+        if (typeUrl === TypeUrl.RouteConfiguration) assembled.push(name);
+        return intern(typeUrl, name, body);
+      };
+      try {
+        return Object.fromEntries(gen.generate({ proxy: client, push, typeUrl: TypeUrl.RouteConfiguration, names: ['9080', '8080'] }).map((r) => [r.name, r.body]));
+      } finally {
+        interning.internBody = intern;
+      }
+    };
+    const before = tables(pushWith(SERVICES));
+    expect(assembled).to.deep.equal(['9080', '8080']);
+    const kept9080 = cache.tables.get('9080');
+    const kept8080 = cache.tables.get('8080');
+
+    // ratings gains a port: every route table is evicted, and its hosts on 9080 and 8080 come out as before.
+    cache.invalidate(['services', 'host:ratings.bookinfo.svc.cluster.local', 'kind:ServiceEntry']);
+    const morePorts = SERVICES.replace('  - { number: 8080, name: http-alt, protocol: HTTP }', '  - { number: 8080, name: http-alt, protocol: HTTP }\n  - { number: 7070, name: http-new, protocol: HTTP }');
+    const after = tables(pushWith(morePorts));
+    expect(assembled.slice(2), 'neither: every host came out as before').to.deep.equal([]);
+    expect(cache.tables.get('9080'), '9080: the table it replaces').to.equal(kept9080);
+    expect(after['9080']).to.equal(before['9080']);
+    expect(cache.tables.get('8080')).to.equal(kept8080);
+
+    // reviews' 9080 host changes (a hash policy): that table is assembled again, with it.
+    cache.invalidate(['kind:DestinationRule', 'host:reviews.bookinfo.svc.cluster.local']);
+    const sticky = tables(pushWith(`${morePorts}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews, namespace: bookinfo }
+spec:
+  host: reviews
+  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
+`));
+    expect(assembled.slice(2), 'reviews is on 9080 only').to.deep.equal(['9080']);
+    expect(cache.tables.get('9080')).to.not.equal(kept9080);
+    const reviews = vhostsOf(decodeMessage(TypeUrl.RouteConfiguration, sticky['9080']))['reviews.bookinfo.svc.cluster.local:9080'];
+    expect(reviews.routes[0].route).to.have.deep.property('hash_policy', [{ connection_properties: { source_ip: true } }]);
+    expect(sticky['8080']).to.equal(before['8080']);
   });
 });

@@ -177,6 +177,28 @@ spec:
       expect(cache.size).to.equal(2);
     });
 
+    it('hands a rebuild the value the latest invalidation evicted under its key, and only that one', () => {
+      const cache = new XdsCache({ maxEntries: 10, types: new Set(['rds']) });
+      const seen: (string | undefined)[] = [];
+      const build = (v: string) => (previous: string | undefined) => {
+        seen.push(previous);
+        return v;
+      };
+      cache.get('rds', 't', ['services'], build('table 1'));
+      cache.get('rds', 'u', ['host:u'], build('other'));
+      cache.invalidate(['services']);
+      cache.get('rds', 't', ['services'], build('table 2'));
+      cache.get('rds', 'new', ['services'], build('new'));
+      // The next invalidation forgets what the one before evicted, whether or not it was rebuilt.
+      cache.invalidate(['services', 'host:u']);
+      cache.get('rds', 'u', ['host:u'], build('other 2'));
+      cache.invalidate(['host:none']);
+      cache.get('rds', 't', ['services'], build('table 3'));
+      cache.clear();
+      cache.get('rds', 'u', ['host:u'], build('other 3'));
+      expect(seen).to.deep.equal([undefined, undefined, 'table 1', undefined, 'other', undefined, undefined]);
+    });
+
     it('does not cache types that are switched off (PILOT_ENABLE_RDS_CACHE=false)', () => {
       const cache = new XdsCache({ maxEntries: 10, types: new Set(['eds']) });
       let builds = 0;

@@ -26,10 +26,17 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
   const out: XdsResource[] = [];
   for (const name of names ?? scope.ports.filter((p) => p.http.length > 0).map(routeNameOf)) {
     if (!parseRouteName(name)) continue;
-    const body = push.cached('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, () => encodeRouteConfiguration(ctx, push, proxy, scope, name));
-    out.push({ name, body });
+    const table = push.cached<RouteTable>('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, (previous) => routeTable(ctx, push, proxy, scope, name, previous));
+    out.push({ name, body: table.body });
   }
   return out;
+}
+
+/** A route table as encoded, and the virtual hosts and catch-all it was assembled from. */
+interface RouteTable {
+  body: Buffer;
+  hosts: readonly CachedVirtualHost[];
+  catchAll: CatchAllMode;
 }
 
 /**
@@ -38,19 +45,26 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
  * PassthroughCluster (`allow_any`), or a 502 (`block_all`) under REGISTRY_ONLY and for
  * listeners without capture.
  *
- * Encoded from virtual hosts kept across pushes: a change to one service rebuilds every route
- * table of its port (the table lists the port's services), but only that service's virtual
- * host is built and encoded again. The bytes are those of the whole message encoded at once
- * (fields in number order: name, virtual hosts, validate_clusters).
+ * Assembled from virtual hosts kept across pushes: a change to one service evicts every route
+ * table (a table lists its port's services), but only that service's virtual host is built
+ * and encoded again, and when every host comes out as before (another port of the service
+ * changed) the table is the one it replaces, bytes and all, not assembled and hashed again.
  */
-function encodeRouteConfiguration(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, name: string): Buffer {
+function routeTable(ctx: SidecarContext, push: PushContext, proxy: Proxy, scope: SidecarScope, name: string, previous: RouteTable | undefined): RouteTable {
   const entry = portEntry(scope, name);
+  const viewer = virtualHostViewer(ctx, push, proxy);
+  const hosts = (entry?.http ?? []).map(({ service, port }) => cachedVirtualHost(viewer, push, proxy, service, port));
+  const catchAll = catchAllMode(proxy, scope, entry);
+  if (previous && previous.catchAll === catchAll && sameHosts(previous.hosts, hosts)) return previous;
+  return { body: encodeRouteConfiguration(name, hosts, catchAll), hosts, catchAll };
+}
+
+/** The bytes of the route table (fields in number order: name, virtual hosts, validate_clusters), as the whole message would encode. */
+function encodeRouteConfiguration(name: string, hosts: readonly CachedVirtualHost[], catchAll: CatchAllMode): Buffer {
   const used = new Set<string>();
   const w = protobufLibrary().Writer.create();
   w.uint32((1 << 3) | 2).string(name);
-  const viewer = virtualHostViewer(ctx, push, proxy);
-  for (const { service, port } of entry?.http ?? []) {
-    const vh = cachedVirtualHost(viewer, push, proxy, service, port);
+  for (const vh of hosts) {
     if (!takesAnyTaken(vh.domains, used)) {
       // The usual case, a table of thousands of hosts: no domain taken, the host goes as it is.
       for (const d of vh.domains) used.add(d);
@@ -62,10 +76,22 @@ function encodeRouteConfiguration(ctx: SidecarContext, push: PushContext, proxy:
     for (const d of domains) used.add(d);
     w.uint32((2 << 3) | 2).bytes(encodeMessage(VIRTUAL_HOST, { ...vh.message, domains }));
   }
-  w.uint32((2 << 3) | 2).bytes(encodeMessage(VIRTUAL_HOST, catchAllVirtualHost(catchAllMode(proxy, scope, entry))));
+  w.uint32((2 << 3) | 2).bytes(encodeMessage(VIRTUAL_HOST, catchAllVirtualHost(catchAll)));
   // validate_clusters, as the whole message would encode it.
   w.uint32((7 << 3) | 2).fork().uint32((1 << 3) | 0).bool(false).ldelim();
   return internBody(TypeUrl.RouteConfiguration, name, Buffer.from(w.finish()));
+}
+
+/** Whether two lists of virtual hosts encode the same table: the same hosts, or hosts with the same domains and bytes. */
+function sameHosts(a: readonly CachedVirtualHost[], b: readonly CachedVirtualHost[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (x.domains.length !== y.domains.length || !x.domains.every((d, j) => d === y.domains[j]) || Buffer.compare(x.body, y.body) !== 0) return false;
+  }
+  return true;
 }
 
 interface CachedVirtualHost {
@@ -147,12 +173,14 @@ function portEntry(scope: SidecarScope, name: string) {
  * Passing through to the original destination needs a captured connection: a listener bound
  * to its own address would connect to itself.
  */
-function catchAllMode(proxy: Proxy, scope: SidecarScope, entry: ReturnType<typeof portEntry>): 'ALLOW_ANY' | 'REGISTRY_ONLY' {
+type CatchAllMode = 'ALLOW_ANY' | 'REGISTRY_ONLY';
+
+function catchAllMode(proxy: Proxy, scope: SidecarScope, entry: ReturnType<typeof portEntry>): CatchAllMode {
   const captured = proxy.interceptionMode !== 'NONE' && !entry?.captureNone;
   return captured ? scope.outboundMode : 'REGISTRY_ONLY';
 }
 
-export function catchAllVirtualHost(mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Record<string, unknown> {
+export function catchAllVirtualHost(mode: CatchAllMode): Record<string, unknown> {
   if (mode === 'REGISTRY_ONLY') {
     return { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, direct_response: { status: 502 } }] };
   }
