@@ -1,3 +1,4 @@
+import { EventLoopSlices } from '../shared/event-loop-slices';
 import { Semaphore } from '../shared/semaphore';
 
 /**
@@ -10,11 +11,12 @@ import { Semaphore } from '../shared/semaphore';
  */
 export class PushQueue {
   private readonly slots: Semaphore;
-  /** The turn of the event loop jobs wait for once the current slice is used up. */
-  private turn: Promise<void> | undefined;
-  private sliceStartedAt = 0;
 
-  constructor(limit: number) {
+  constructor(
+    limit: number,
+    /** Shared with the responses the server prepares: one slice of the event loop for both. */
+    private readonly slices = new EventLoopSlices(),
+  ) {
     this.slots = new Semaphore(limit);
   }
 
@@ -25,10 +27,9 @@ export class PushQueue {
   async run<T>(job: (release: () => void) => Promise<T>): Promise<T> {
     await this.slots.acquire();
     // Let I/O (acks, writes, /ready) run between jobs: a push to thousands of proxies must
-    // not hold the event loop from start to end. Jobs start back to back for a slice of
-    // time, then all wait for one turn of the event loop together: a turn per job cost more
-    // than a small job itself.
-    if (performance.now() - this.sliceStartedAt >= SLICE_MS) await this.nextTurn();
+    // not hold the event loop from start to end.
+    const turn = this.slices.due();
+    if (turn) await turn;
     let held = true;
     const release = (): void => {
       if (!held) return;
@@ -45,21 +46,7 @@ export class PushQueue {
   get depth(): number {
     return this.slots.waiters;
   }
-
-  private nextTurn(): Promise<void> {
-    this.turn ??= new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.turn = undefined;
-        this.sliceStartedAt = performance.now();
-        resolve();
-      }),
-    );
-    return this.turn;
-  }
 }
-
-/** How long jobs may start one after another before I/O gets a turn. */
-const SLICE_MS = 2;
 
 /** PILOT_PUSH_THROTTLE = 0 means "sized from the machine": the incumbent uses a multiple of the CPU count. */
 export function pushThrottleFrom(setting: number, cpus: number): number {

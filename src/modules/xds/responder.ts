@@ -1,5 +1,6 @@
 import { XdsGenerator, XdsResource } from '../model/generator';
 import { ScopedLogger } from '../logging';
+import { EventLoopSlices } from '../shared/event-loop-slices';
 import { PushContext } from '../model/push-context';
 import { SHORT_TYPE, XdsTypeUrl } from '../envoy/type-urls';
 import { OutgoingMessage } from '../envoy/wire';
@@ -53,9 +54,15 @@ export class Responder {
   constructor(
     private readonly options: ResponderOptions,
     private readonly budget: WriteBudget,
+    /** Shared with the server's push jobs (see PushQueue). */
+    private readonly slices = new EventLoopSlices(),
   ) {}
 
   respond<R extends PlannedResponse>(response: ResponseToPrepare<R>): Promise<ResponseOutcome> {
+    // A burst of requests (a connect storm's first ones, read from one socket) is answered in
+    // slices: answered in one piece of microtasks, it held /ready and every read for a second.
+    const turn = this.slices.due();
+    if (turn) return turn.then(() => this.respond(response));
     // Most responses find a slot free: they go on without a turn through the promise queue.
     const slot = this.budget.startPreparingNow();
     return slot ? this.prepareAndSend(response, slot) : this.budget.startPreparing().then((s) => this.prepareAndSend(response, s));

@@ -250,6 +250,44 @@ describe('xDS server parts', () => {
       return { stream, timeouts: () => timeouts, release: () => held.splice(0).forEach((cb) => cb()) };
     }
 
+    it('answers a burst of first requests in slices, letting the event loop turn between them', async () => {
+      const logging = new Logging('pilot-discovery');
+      logging.configure({ ...defaultLoggingOptions('pilot-discovery'), defaultOutputLevel: 'none' });
+      const observer = new Proxy({}, { get: () => () => undefined }) as XdsObserver;
+      // Each response costs 0.2 ms of generation: 1,000 of them, about 200 ms that /ready and every read must not wait out.
+      const busy: XdsGenerator = {
+        generate: () => {
+          const until = performance.now() + 0.2;
+          while (performance.now() < until);
+          return [resource('listener')];
+        },
+      };
+      const push = pushOf('');
+      const options = { controlPlaneId: 'test', logger: logging.scope('ads'), observer, currentPush: () => push };
+      const responder = new Responder({ generators: new Map([['', busy]]), logger: logging.scope('ads'), observer }, new WriteBudget());
+      const written: Promise<void>[] = [];
+      const streams = Array.from({ length: 1000 }, (_, i) => {
+        let done!: () => void;
+        written.push(new Promise<void>((resolve) => (done = resolve)));
+        const call = { write: (_body: Buffer, cb: () => void) => (cb(), done()), end() {}, emit() {} } as unknown as AdsCall;
+        return new DeltaStream(new XdsConnection(proxyOf(`10.0.${i >> 8}.${i & 255}`, 'foo'), 'delta', 'test'), call, { options, queue: new PushQueue(1), responder });
+      });
+      let turns = 0;
+      let counting = true;
+      const countTurns = () => {
+        if (!counting) return;
+        turns += 1;
+        setImmediate(countTurns);
+      };
+      setImmediate(countTurns);
+      // As a socket's read hands them over: every request in one go.
+      for (const stream of streams) stream.receive({ type_url: TypeUrl.Listener, resource_names_subscribe: [], resource_names_unsubscribe: [], initial_resource_versions: {}, response_nonce: '' });
+      await Promise.all(written);
+      counting = false;
+      expect(turns, 'the event loop turned while the responses were prepared').to.be.greaterThan(20);
+      expect(turns, 'not once per response').to.be.lessThan(500);
+    });
+
     it('fails a write gRPC has not taken within the write timeout, once, counting it', async () => {
       const { stream, timeouts, release } = streamWithHeldWrites();
       let outcome: string | undefined;
