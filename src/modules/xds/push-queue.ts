@@ -12,11 +12,9 @@ import { Semaphore } from '../shared/semaphore';
 export class PushQueue {
   private readonly slots: Semaphore;
 
-  constructor(
-    limit: number,
-    /** Shared with the responses the server prepares: one slice of the event loop for both. */
-    private readonly slices = new EventLoopSlices(),
-  ) {
+  private readonly slices = new EventLoopSlices();
+
+  constructor(limit: number) {
     this.slots = new Semaphore(limit);
   }
 

@@ -54,7 +54,7 @@ export class Responder {
   constructor(
     private readonly options: ResponderOptions,
     private readonly budget: WriteBudget,
-    /** Shared with the server's push jobs (see PushQueue). */
+    /** Every response the server prepares, for pushes and for requests, takes its turn in these. */
     private readonly slices = new EventLoopSlices(),
   ) {}
 
@@ -62,7 +62,11 @@ export class Responder {
     // A burst of requests (a connect storm's first ones, read from one socket) is answered in
     // slices: answered in one piece of microtasks, it held /ready and every read for a second.
     const turn = this.slices.due();
-    if (turn) return turn.then(() => this.respond(response));
+    if (turn) return turn.then(() => this.prepareInTurn(response));
+    return this.prepareInTurn(response);
+  }
+
+  private prepareInTurn<R extends PlannedResponse>(response: ResponseToPrepare<R>): Promise<ResponseOutcome> {
     // Most responses find a slot free: they go on without a turn through the promise queue.
     const slot = this.budget.startPreparingNow();
     return slot ? this.prepareAndSend(response, slot) : this.budget.startPreparing().then((s) => this.prepareAndSend(response, s));

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type * as grpc from '@grpc/grpc-js';
-import { EventLoopSlices } from '../shared/event-loop-slices';
 import { grpcLibrary } from '../shared/grpc-library';
 import { FramePool, poolServerFrames } from './frame-pool';
 import { inject, injectable } from 'inversify';
@@ -82,9 +81,7 @@ export class XdsServer {
     const budget = new WriteBudget(options.maxResponsesInPreparation, options.maxBytesInFlight);
     // Frames are reused instead of allocated per write; as many bytes kept for reuse as may be in flight.
     poolServerFrames(new FramePool(budget.maxBytesInFlight));
-    // Push jobs and responses run in the same slices of the event loop.
-    const slices = new EventLoopSlices();
-    const services = { options, queue: new PushQueue(options.pushConcurrency, slices), responder: new Responder(options, budget, slices), debug: () => this.debug };
+    const services = { options, queue: new PushQueue(options.pushConcurrency), responder: new Responder(options, budget), debug: () => this.debug };
     this.streams = new OpenStreams(services, new RateLimiter(options.newStreamsPerSecond));
   }
 
