@@ -1,3 +1,5 @@
+import { Fifo } from './fifo';
+
 /**
  * Slices of the event loop for work made of many small synchronous pieces (a push to thousands
  * of proxies, a connect storm's thousands of first requests): pieces run back to back for a
@@ -10,8 +12,7 @@
  * all go and having each check the time again sent thousands of waiters round once per slice.)
  */
 export class EventLoopSlices {
-  private waiting: (() => void)[] = [];
-  private head = 0;
+  private readonly waiting = new Fifo<() => void>();
   private turnScheduled = false;
   private sliceStartedAt = 0;
 
@@ -30,7 +31,7 @@ export class EventLoopSlices {
 
   /** Pieces waiting for their turn. */
   get waiters(): number {
-    return this.waiting.length - this.head;
+    return this.waiting.size;
   }
 
   private scheduleTurn(): void {
@@ -53,16 +54,7 @@ export class EventLoopSlices {
       this.scheduleTurn();
       return;
     }
-    const resolve = this.waiting[this.head];
-    this.waiting[this.head++] = undefined!;
-    if (this.head === this.waiting.length) {
-      this.waiting = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.head);
-      this.head = 0;
-    }
-    resolve();
+    this.waiting.shift()!();
     // Queued after the waiter's own continuation: it runs its synchronous part first.
     queueMicrotask(() => this.letNextGo());
   }

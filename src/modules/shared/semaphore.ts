@@ -1,3 +1,5 @@
+import { Fifo } from './fifo';
+
 /**
  * A weighted semaphore: work takes `weight` units of a fixed capacity and waits, in arrival
  * order, until they are free. A request heavier than the whole capacity goes alone, when
@@ -9,9 +11,8 @@
  */
 export class Semaphore {
   private taken = 0;
-  /** Waiters in arrival order from `head` on (a connect storm queues thousands: shift() would move them all each time). */
-  private waiting: { weight: number; resolve: () => void }[] = [];
-  private head = 0;
+  /** Waiters in arrival order. */
+  private readonly waiting = new Fifo<{ weight: number; resolve: () => void }>();
 
   constructor(readonly capacity: number) {}
 
@@ -32,18 +33,10 @@ export class Semaphore {
 
   release(weight = 1): void {
     this.taken -= Math.min(weight, this.capacity);
-    while (this.waiters > 0 && this.taken + this.waiting[this.head].weight <= this.capacity) {
-      const next = this.waiting[this.head];
-      this.waiting[this.head++] = undefined!;
+    for (let next = this.waiting.peek(); next && this.taken + next.weight <= this.capacity; next = this.waiting.peek()) {
+      this.waiting.shift();
       this.taken += next.weight;
       next.resolve();
-    }
-    if (this.head === this.waiting.length) {
-      this.waiting = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.head);
-      this.head = 0;
     }
   }
 
@@ -52,6 +45,6 @@ export class Semaphore {
   }
 
   get waiters(): number {
-    return this.waiting.length - this.head;
+    return this.waiting.size;
   }
 }

@@ -51,6 +51,17 @@ spec:
   - { number: 8080, name: http-alt, protocol: HTTP }
 ${serviceEntryYaml('bookinfo', 'mysql', 'mysql.bookinfo.svc.cluster.local', 'STATIC', '{ number: 9080, name: tcp, protocol: TCP }')}`;
 
+/** The DestinationRule `reviews` in bookinfo, load balancing by `consistentHash` (a YAML flow mapping). */
+const reviewsHashRule = (consistentHash: string) => `
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews, namespace: bookinfo }
+spec:
+  host: reviews
+  trafficPolicy: { loadBalancer: { consistentHash: ${consistentHash} } }
+`;
+
 /** The VirtualService `reviews` in bookinfo, with `http` (YAML lines) as its rules. */
 const reviewsVirtualService = (http: string) => `
 ---
@@ -254,15 +265,7 @@ spec:
   });
 
   it('adds hash policies for consistent hashing, and retries then stay on the same host', () => {
-    const push = pushOf(`${SERVICES}
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: reviews, namespace: bookinfo }
-spec:
-  host: reviews
-  trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: session, ttl: 60s } } } }
-`);
+    const push = pushOf(SERVICES + reviewsHashRule('{ httpCookie: { name: session, ttl: 60s } }'));
     const reviews = vhostsOf(routesOf(new SidecarGenerator({}), push, client, ['9080'])['9080'])['reviews.bookinfo.svc.cluster.local:9080'];
     const { retry_host_predicate: _dropped, ...retry } = defaultRetry;
     expect(reviews.routes[0].route).to.deep.equal({
@@ -452,15 +455,7 @@ spec:
 
     // reviews' 9080 host changes (a hash policy): that table is assembled again, with it.
     cache.invalidate(['kind:DestinationRule', 'host:reviews.bookinfo.svc.cluster.local']);
-    const sticky = tables(pushWith(`${morePorts}
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: reviews, namespace: bookinfo }
-spec:
-  host: reviews
-  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
-`));
+    const sticky = tables(pushWith(morePorts + reviewsHashRule('{ useSourceIp: true }')));
     expect(assembled.slice(2), 'reviews is on 9080 only').to.deep.equal(['9080']);
     expect(cache.tables.get('9080')).to.not.equal(kept9080);
     const reviews = vhostsOf(decodeMessage(TypeUrl.RouteConfiguration, sticky['9080']))['reviews.bookinfo.svc.cluster.local:9080'];

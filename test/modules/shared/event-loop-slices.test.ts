@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { EventLoopSlices } from '../../../src/modules/shared/event-loop-slices';
+import { countEventLoopTurns } from '../../helpers/event-loop-turns';
 
 describe('shared: EventLoopSlices', () => {
   const busy = (ms: number) => {
@@ -22,21 +23,14 @@ describe('shared: EventLoopSlices', () => {
     await slices.due(); // a fresh slice
     const ran: number[] = [];
     const turns: number[] = [];
-    let turn = 0;
-    let counting = true;
-    const countTurns = () => {
-      if (!counting) return;
-      turn += 1;
-      setImmediate(countTurns);
-    };
-    setImmediate(countTurns);
+    const counter = countEventLoopTurns();
     // 1 ms each: a 5 ms slice runs about five, then the next turn of the event loop comes.
     await Promise.all(Array.from({ length: 30 }, (_, i) => inTurn(slices, () => {
       ran.push(i);
-      turns.push(turn);
+      turns.push(counter.count);
       busy(1);
     })));
-    counting = false;
+    counter.stop();
     expect(ran).to.deep.equal(Array.from({ length: 30 }, (_, i) => i));
     const perTurn = new Map<number, number>();
     for (const t of turns) perTurn.set(t, (perTurn.get(t) ?? 0) + 1);

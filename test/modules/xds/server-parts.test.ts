@@ -24,6 +24,8 @@ import { pushOf } from '../../helpers/push';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const resource = (name: string, text = name) => ({ name, body: Buffer.from(text) });
 
+import { countEventLoopTurns } from '../../helpers/event-loop-turns';
+
 describe('xDS server parts', () => {
   describe('WriteBudget (connect storms)', () => {
     it('holds a preparation slot until freed, and frees it once however often it is freed', async () => {
@@ -272,18 +274,11 @@ describe('xDS server parts', () => {
         const call = { write: (_body: Buffer, cb: () => void) => (cb(), done()), end() {}, emit() {} } as unknown as AdsCall;
         return new DeltaStream(new XdsConnection(proxyOf(`10.0.${i >> 8}.${i & 255}`, 'foo'), 'delta', 'test'), call, { options, queue: new PushQueue(1), responder });
       });
-      let turns = 0;
-      let counting = true;
-      const countTurns = () => {
-        if (!counting) return;
-        turns += 1;
-        setImmediate(countTurns);
-      };
-      setImmediate(countTurns);
+      const counter = countEventLoopTurns();
       // As a socket's read hands them over: every request in one go.
       for (const stream of streams) stream.receive({ type_url: TypeUrl.Listener, resource_names_subscribe: [], resource_names_unsubscribe: [], initial_resource_versions: {}, response_nonce: '' });
       await Promise.all(written);
-      counting = false;
+      const turns = counter.stop();
       expect(turns, 'the event loop turned while the responses were prepared').to.be.greaterThan(20);
       expect(turns, 'not once per response').to.be.lessThan(500);
     });
