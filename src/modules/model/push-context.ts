@@ -236,9 +236,7 @@ export class PushContext {
   /**
    * Like `memoize`, and also kept across pushes in the xDS cache until a change touches one of
    * `dependencies` (`host:<hostname>`, `kind:<Kind>`, `services` = any service definition).
-   * The key must name every other input. `build` may start from `previous`, the value the
-   * cache's latest invalidation evicted under the key (if this push is the newest): it must
-   * check it still holds, since a dependency changed.
+   * The key must name every other input.
    *
    * The newest push reads and fills the cache directly, at one lookup: no change evicts
    * during a push, so the cache is the push's memo too (an entry dropped because the cache is
@@ -247,9 +245,20 @@ export class PushContext {
    * push is built) still reads it, but keeps what it builds in its own memo: stored, it could
    * put back what the newer push's change just evicted.
    */
-  cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T): T {
+  cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: () => T): T {
+    return this.cachedFromPrevious(type, key, dependencies, build, false);
+  }
+
+  /**
+   * `cached` for a value a rebuild may start from: `build` is given `previous`, the value the
+   * cache's latest invalidation evicted under the key (when this push is the newest), and must
+   * check it still holds, since a dependency changed.
+   */
+  cachedFromPrevious<T>(
+    type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T, keepPrevious = true,
+  ): T {
     const cache = this.cache?.enabled(type) ? this.cache : undefined;
-    if (cache && cache.epoch === this.cacheEpoch) return cache.get(type, key, dependencies, build);
+    if (cache && cache.epoch === this.cacheEpoch) return cache.get(type, key, dependencies, build, keepPrevious);
     return this.memoize(`${type}/${key}`, () => cache?.peek<T>(type, key) ?? build(undefined));
   }
 }

@@ -20,6 +20,8 @@ interface Entry {
   tags: readonly string[];
   /** Read since eviction last came round to it (second chance). */
   used: boolean;
+  /** Its value is handed to the rebuild after an invalidation evicts it (see get). */
+  keepPrevious: boolean;
 }
 
 export interface XdsCacheOptions {
@@ -36,8 +38,9 @@ export class XdsCache {
   private readonly order = new Set<Entry>();
   private readonly byTag = new Map<string, Set<Entry>>();
   /**
-   * Values the latest invalidation evicted, by type and key, until the next one: what a
-   * rebuild may start from (a route table whose virtual hosts all came out the same).
+   * Values the latest invalidation evicted, of entries that asked for it, by type and key,
+   * until the next one: what a rebuild may start from (a route table whose virtual hosts all
+   * came out the same). Only those entries: a DestinationRule change evicts every cluster.
    */
   private evicted = new Map<CachedType, Map<string, unknown>>();
   private epochNow = 0;
@@ -61,16 +64,17 @@ export class XdsCache {
 
   /**
    * The entry of `key`, else `build()` kept under `tags` (a function: worked out only on a
-   * miss). `build` is given the value the latest invalidation evicted under `key`, if any.
+   * miss). With `keepPrevious`, an invalidation that evicts the entry keeps its value for the
+   * rebuild: `build` is given the value the latest invalidation evicted under `key`, if any.
    */
-  get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T): T {
+  get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T, keepPrevious = false): T {
     const entries = this.byType.get(type);
     if (!entries) return build(undefined);
     const hit = this.read(entries, key);
     if (hit) return hit.value as T;
     const value = build(this.evicted.get(type)?.get(key) as T | undefined);
     if (typeof tags === 'function') tags = tags();
-    const entry: Entry = { type, key, value, tags, used: false };
+    const entry: Entry = { type, key, value, tags, used: false, keepPrevious };
     entries.set(key, entry);
     this.order.add(entry);
     for (const tag of tags) {
@@ -111,9 +115,11 @@ export class XdsCache {
       for (const entry of this.byTag.get(tag) ?? []) {
         if (!this.order.has(entry)) continue;
         this.remove(entry);
-        let evicted = this.evicted.get(entry.type);
-        if (!evicted) this.evicted.set(entry.type, (evicted = new Map()));
-        evicted.set(entry.key, entry.value);
+        if (entry.keepPrevious) {
+          let evicted = this.evicted.get(entry.type);
+          if (!evicted) this.evicted.set(entry.type, (evicted = new Map()));
+          evicted.set(entry.key, entry.value);
+        }
         touched.add(entry.type);
         count += 1;
       }

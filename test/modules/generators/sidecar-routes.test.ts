@@ -413,8 +413,8 @@ spec:
     /** The route tables the generator keeps in the cache, by their key's last part (the route name). */
     class RecordingCache extends XdsCache {
       readonly tables = new Map<string, unknown>();
-      override get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T): T {
-        const value = super.get(type, key, tags, build);
+      override get<T>(type: CachedType, key: string, tags: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T, keepPrevious?: boolean): T {
+        const value = super.get(type, key, tags, build, keepPrevious);
         if (type === 'rds' && !key.includes('/vh')) this.tables.set(key.slice(key.lastIndexOf('/') + 1), value);
         return value;
       }

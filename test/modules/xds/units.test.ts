@@ -179,26 +179,28 @@ spec:
       expect(cache.size).to.equal(2);
     });
 
-    it('hands a rebuild the value the latest invalidation evicted under its key, and only that one', () => {
+    it('hands a rebuild the value the latest invalidation evicted under its key, and only that one, for entries that keep it', () => {
       const cache = new XdsCache({ maxEntries: 10, types: new Set(['rds']) });
       const seen: (string | undefined)[] = [];
       const build = (v: string) => (previous: string | undefined) => {
         seen.push(previous);
         return v;
       };
-      cache.get('rds', 't', ['services'], build('table 1'));
-      cache.get('rds', 'u', ['host:u'], build('other'));
+      cache.get('rds', 't', ['services'], build('table 1'), true);
+      cache.get('rds', 'u', ['host:u'], build('other'), true);
+      cache.get('rds', 'plain', ['services'], build('plain 1'));
       cache.invalidate(['services']);
-      cache.get('rds', 't', ['services'], build('table 2'));
-      cache.get('rds', 'new', ['services'], build('new'));
+      cache.get('rds', 't', ['services'], build('table 2'), true);
+      cache.get('rds', 'new', ['services'], build('new'), true);
+      cache.get('rds', 'plain', ['services'], build('plain 2'));
       // The next invalidation forgets what the one before evicted, whether or not it was rebuilt.
       cache.invalidate(['services', 'host:u']);
-      cache.get('rds', 'u', ['host:u'], build('other 2'));
+      cache.get('rds', 'u', ['host:u'], build('other 2'), true);
       cache.invalidate(['host:none']);
-      cache.get('rds', 't', ['services'], build('table 3'));
+      cache.get('rds', 't', ['services'], build('table 3'), true);
       cache.clear();
-      cache.get('rds', 'u', ['host:u'], build('other 3'));
-      expect(seen).to.deep.equal([undefined, undefined, 'table 1', undefined, 'other', undefined, undefined]);
+      cache.get('rds', 'u', ['host:u'], build('other 3'), true);
+      expect(seen).to.deep.equal([undefined, undefined, undefined, 'table 1', undefined, undefined, 'other', undefined, undefined]);
     });
 
     it('does not cache types that are switched off (PILOT_ENABLE_RDS_CACHE=false)', () => {

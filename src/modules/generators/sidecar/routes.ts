@@ -26,7 +26,7 @@ export function sidecarRoutes(ctx: SidecarContext, push: PushContext, proxy: Pro
   const out: XdsResource[] = [];
   for (const name of names ?? scope.ports.filter((p) => p.http.length > 0).map(routeNameOf)) {
     if (!parseRouteName(name)) continue;
-    const table = push.cached<RouteTable>('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, (previous) => routeTable(ctx, push, proxy, scope, name, previous));
+    const table = push.cachedFromPrevious<RouteTable>('rds', `${ctx.memoPrefix}/${key}/${name}`, ROUTE_DEPENDENCIES, (previous) => routeTable(ctx, push, proxy, scope, name, previous));
     out.push({ name, body: table.body });
   }
   return out;
