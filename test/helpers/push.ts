@@ -5,16 +5,27 @@ import { WorkloadEntrySpec } from '../../src/modules/config/kinds/workload-entry
 import { ConfigResource } from '../../src/modules/config/resource';
 import { parseProxy, Proxy, PushContext } from '../../src/modules/model';
 import { buildRegistry } from '../../src/modules/registry/build';
+import { CachedType, XdsCache } from '../../src/modules/model/xds-cache';
 
-/** A push context from YAML documents (which must all be valid), as the daemon would build it. */
-export function pushOf(yaml: string, version = '1'): PushContext {
+/**
+ * A push context from YAML documents (which must all be valid), as the daemon would build it;
+ * with `cache`, one that reads and fills that xDS cache across pushes.
+ */
+export function pushOf(yaml: string, version = '1', cache?: XdsCache): PushContext {
   const parsed = parseConfigText('test.yaml', yaml, new KindRegistry(KINDS));
   expect(parsed.issues.map((i) => `${i.kind}/${i.name} ${i.field}: ${i.message}`)).to.deep.equal([]);
   const config = new Map<string, ConfigResource[]>();
   for (const { resource } of parsed.resources) config.set(resource.kind, [...(config.get(resource.kind) ?? []), resource]);
   const of = <S extends object>(kind: string) => (config.get(kind) ?? []) as ConfigResource<S>[];
   const registry = buildRegistry(of<ServiceEntrySpec>('ServiceEntry'), of<WorkloadEntrySpec>('WorkloadEntry'));
-  return new PushContext(version, config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' });
+  return new PushContext(version, config, registry, { domain: 'cluster.local', rootNamespace: 'mesh-system' }, cache);
+}
+
+/** An xDS cache of `types` that counts its misses: what a generator had to build. */
+export function missCountingCache(types: readonly CachedType[]): { cache: XdsCache; misses: () => number } {
+  let misses = 0;
+  const cache = new XdsCache({ maxEntries: 1000, types: new Set(types), observer: { read: (hit) => (misses += hit ? 0 : 1), evicted: () => undefined, size: () => undefined } });
+  return { cache, misses: () => misses };
 }
 
 /** A proxy as a node with the given IP, namespace, labels and metadata would present itself. */

@@ -5,9 +5,8 @@ import { XdsGenerators } from '../../../src/modules/generators';
 import { SidecarGenerator } from '../../../src/modules/generators/sidecar';
 import { Logging } from '../../../src/modules/logging';
 import { ClusterContributor } from '../../../src/modules/model/generator';
-import { Proxy, PushContext } from '../../../src/modules/model';
-import { XdsCache } from '../../../src/modules/model/xds-cache';
-import { proxyOf, pushOf, workloadServiceYaml } from '../../helpers/push';
+import { Proxy } from '../../../src/modules/model';
+import { missCountingCache, proxyOf, pushOf, workloadServiceYaml } from '../../helpers/push';
 
 describe('discovery: the generator warm-up before the daemon takes streams', () => {
   const yaml = ['a', 'b', 'c'].map((name, i) => `---${workloadServiceYaml({ namespace: 'shop', name, address: `10.1.0.${i + 1}`, ports: ['{ number: 80, name: http, protocol: HTTP }'] })}`).join('\n');
@@ -37,17 +36,15 @@ describe('discovery: the generator warm-up before the daemon takes streams', () 
 
   it('builds every load assignment and every default virtual host other namespaces see, so their proxies build only their route tables', () => {
     const { sidecar, warmUp } = setUp();
-    let misses = 0;
-    const cache = new XdsCache({ maxEntries: 1000, types: new Set(['cds', 'eds', 'rds']), observer: { read: (hit) => (misses += hit ? 0 : 1), evicted: () => undefined, size: () => undefined } });
-    const plain = pushOf(yaml);
-    const push = new PushContext('1', plain.config, plain.registry, plain.options, cache);
+    const { cache, misses } = missCountingCache(['cds', 'eds', 'rds']);
+    const push = pushOf(yaml, '1', cache);
     const warmed = warmUp.warm(push);
     expect(warmed.loadAssignments.map((r) => r.name)).to.have.members(OUTBOUND);
     expect(warmed.routes.map((r) => r.name)).to.deep.equal(['80']);
     const missesOf = (proxy: Proxy, typeUrl: XdsTypeUrl) => {
-      const before = misses;
+      const before = misses();
       sidecar.generate({ proxy, push, typeUrl, names: undefined });
-      return misses - before;
+      return misses() - before;
     };
     const elsewhere = proxyOf('10.9.0.1', 'other');
     expect(missesOf(elsewhere, TypeUrl.ClusterLoadAssignment), 'EDS').to.equal(0);

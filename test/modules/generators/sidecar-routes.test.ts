@@ -5,7 +5,7 @@ import { Proxy } from '../../../src/modules/model';
 import { decodeMessage } from '../../../src/modules/envoy/protos';
 import { TypeUrl } from '../../../src/modules/envoy/type-urls';
 import { million, roundTrip, routesOf, VirtualHost, vhostsOf } from '../../helpers/envoy';
-import { proxyOf, pushOf, serviceEntryYaml } from '../../helpers/push';
+import { missCountingCache, proxyOf, pushOf, serviceEntryYaml } from '../../helpers/push';
 import { PushContext } from '../../../src/modules/model';
 import { CachedType, XdsCache } from '../../../src/modules/model/xds-cache';
 import * as interningModule from '../../../src/modules/model/body-interning';
@@ -361,10 +361,6 @@ spec:
   });
 
   it('builds a default virtual host once for every other namespace, apart for its own and for a namespace that sees another DestinationRule', () => {
-    const cachePush = (yaml: string, cache: XdsCache) => {
-      const plain = pushOf(yaml);
-      return new PushContext('1', plain.config, plain.registry, plain.options, cache);
-    };
     const yaml = `${SERVICES}
 ---
 apiVersion: networking.mesh.io/v1
@@ -375,9 +371,8 @@ spec:
   exportTo: ["."]
   trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
 `;
-    let misses = 0;
-    const cache = new XdsCache({ maxEntries: 1000, types: new Set(['rds']), observer: { read: (hit) => (misses += hit ? 0 : 1), evicted: () => undefined, size: () => undefined } });
-    const push = cachePush(yaml, cache);
+    const { cache, misses } = missCountingCache(['rds']);
+    const push = pushOf(yaml, '1', cache);
     const gen = new SidecarGenerator({});
     const table = (namespace: string, ip: string) => {
       const [rds] = gen.generate({ proxy: proxyOf(ip, namespace), push, typeUrl: TypeUrl.RouteConfiguration, names: ['9080'] });
@@ -385,10 +380,10 @@ spec:
     };
     const reviews = 'reviews.bookinfo.svc.cluster.local:9080';
     const first = table('team-a', '10.3.0.1');
-    const afterFirst = misses;
+    const afterFirst = misses();
     const again = table('team-c', '10.3.0.2');
     // Another namespace: its route table is its own, but both default virtual hosts are found built.
-    expect(misses - afterFirst, 'team-c builds only its route table').to.equal(1);
+    expect(misses() - afterFirst, 'team-c builds only its route table').to.equal(1);
     expect(again).to.deep.equal(first);
     expect(first[reviews].domains).to.not.include('reviews');
     expect(first[reviews].routes[0].route).to.not.have.property('hash_policy');
@@ -404,7 +399,7 @@ spec:
 
     // A change to the DestinationRules rebuilds the shared host (the cache's kind tag).
     cache.invalidate(['kind:DestinationRule']);
-    const changed = cachePush(yaml.replace('httpHeaderName: x-user', 'httpHeaderName: x-tenant'), cache);
+    const changed = pushOf(yaml.replace('httpHeaderName: x-user', 'httpHeaderName: x-tenant'), '1', cache);
     const [rds] = gen.generate({ proxy: proxyOf('10.3.0.4', 'team-b'), push: changed, typeUrl: TypeUrl.RouteConfiguration, names: ['9080'] });
     expect(vhostsOf(decodeMessage(TypeUrl.RouteConfiguration, rds.body))[reviews].routes[0].route).to.have.deep.property('hash_policy', [{ header: { header_name: 'x-tenant' } }]);
   });
@@ -420,10 +415,7 @@ spec:
       }
     }
     const cache = new RecordingCache({ maxEntries: 1000, types: new Set(['rds']) });
-    const pushWith = (yaml: string) => {
-      const plain = pushOf(yaml);
-      return new PushContext('1', plain.config, plain.registry, plain.options, cache);
-    };
+    const pushWith = (yaml: string) => pushOf(yaml, '1', cache);
     const gen = new SidecarGenerator({});
     // Every assembled table is interned: counting those calls counts assemblies.
     const assembled: string[] = [];
