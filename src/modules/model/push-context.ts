@@ -246,7 +246,7 @@ export class PushContext {
    * put back what the newer push's change just evicted.
    */
   cached<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: () => T): T {
-    return this.cachedFromPrevious(type, key, dependencies, build, false);
+    return this.readOrBuild(type, key, dependencies, build, false);
   }
 
   /**
@@ -254,8 +254,12 @@ export class PushContext {
    * cache's latest invalidation evicted under the key (when this push is the newest), and must
    * check it still holds, since a dependency changed.
    */
-  cachedFromPrevious<T>(
-    type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T, keepPrevious = true,
+  cachedFromPrevious<T>(type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T): T {
+    return this.readOrBuild(type, key, dependencies, build, true);
+  }
+
+  private readOrBuild<T>(
+    type: CachedType, key: string, dependencies: readonly string[] | (() => readonly string[]), build: (previous: T | undefined) => T, keepPrevious: boolean,
   ): T {
     const cache = this.cache?.enabled(type) ? this.cache : undefined;
     if (cache && cache.epoch === this.cacheEpoch) return cache.get(type, key, dependencies, build, keepPrevious);
